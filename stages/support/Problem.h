@@ -1,0 +1,68 @@
+//===- Problem.h - What a dispatch computes, independent of IR --*- C++ -*-===//
+//
+// A Problem is everything the search needs to know about a dispatch's root
+// op: its kind, loop ranges, iterator types, indexing maps, element types and
+// target. The stable id hashes exactly these fields, so the same dispatch in
+// two models (or before and after a compiler upgrade that left it alone) has
+// the same id.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_SUPPORT_PROBLEM_H
+#define RETUNE_SUPPORT_PROBLEM_H
+
+#include "llvm/ADT/SmallVector.h"
+#include "stages/support/LLVM.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <cstdint>
+#include <string>
+
+namespace retune {
+
+enum class OpKind { Contraction, Convolution, Attention };
+
+llvm::StringRef toString(OpKind kind);
+std::optional<OpKind> parseOpKind(llvm::StringRef text);
+
+/// Role letters, one per loop dimension, in `Problem::dimRoles`:
+///   contraction: 'b' batch, 'm' LHS-only parallel, 'n' RHS-only parallel,
+///                'k' reduction;
+///   convolution: 'b' batch, 'o' output image, 'f' output channel,
+///                'r' filter window, 'c' input channel, 'd' depth (grouped);
+///   attention:   'b' batch, 'm' query, 'k' head (K1), 'l' key (K2),
+///                'n' value head.
+struct Problem {
+  OpKind kind = OpKind::Contraction;
+  /// Root op name, e.g. "linalg.matmul" or "linalg.generic".
+  std::string opName;
+  llvm::SmallVector<int64_t> loopRanges;
+  /// "parallel" or "reduction" per loop.
+  llvm::SmallVector<std::string> iteratorTypes;
+  /// Canonical printed affine maps, inputs first then inits.
+  llvm::SmallVector<std::string> indexingMaps;
+  /// Element types ("f32", "f16", "i8", ...), inputs first then inits.
+  llvm::SmallVector<std::string> elementTypes;
+  unsigned numInputs = 0;
+  std::string dimRoles;
+  /// "cpu:<host cpu name>" or a GPU arch such as "gfx942".
+  std::string target;
+
+  /// Loop indices whose role is `role`, in loop order.
+  llvm::SmallVector<unsigned> dimsWithRole(char role) const;
+  /// Product of the loop ranges with role `role` (1 when none).
+  int64_t extentOf(char role) const;
+  /// Multiply-accumulate count times two.
+  double flops() const;
+  /// Hex digest of exactly the identifying fields.
+  std::string stableId() const;
+  /// e.g. "matmul_1024x1024x1024_f32".
+  std::string readableName() const;
+};
+
+llvm::json::Value toJson(const Problem &problem);
+llvm::Expected<Problem> problemFromJson(const llvm::json::Value &value);
+
+} // namespace retune
+
+#endif // RETUNE_SUPPORT_PROBLEM_H

@@ -1,0 +1,283 @@
+//===- Records.cpp - The JSON records stage tools exchange ----------------===//
+#include "stages/support/Records.h"
+
+#include "stages/support/FileUtil.h"
+
+#include "llvm/Support/raw_ostream.h"
+
+using namespace llvm;
+
+namespace retune {
+
+StringRef toString(Status status) {
+  switch (status) {
+  case Status::Ok:
+    return "ok";
+  case Status::CompileError:
+    return "compile_error";
+  case Status::Crash:
+    return "crash";
+  case Status::Timeout:
+    return "timeout";
+  case Status::WrongResult:
+    return "wrong_result";
+  case Status::BenchError:
+    return "bench_error";
+  }
+  llvm_unreachable("unknown status");
+}
+
+std::optional<Status> parseStatus(StringRef text) {
+  for (Status s : {Status::Ok, Status::CompileError, Status::Crash,
+                   Status::Timeout, Status::WrongResult, Status::BenchError})
+    if (toString(s) == text)
+      return s;
+  return std::nullopt;
+}
+
+namespace {
+
+/// Reads typed fields of one JSON object, remembering the first problem.
+class FieldReader {
+public:
+  FieldReader(const json::Value &value, StringRef what) : what(what) {
+    object = value.getAsObject();
+    if (!object)
+      fail("expected an object");
+  }
+
+  std::string str(StringRef key, bool required = true) {
+    if (!object)
+      return {};
+    if (std::optional<StringRef> s = object->getString(key))
+      return s->str();
+    if (required)
+      fail("missing string field '" + key + "'");
+    return {};
+  }
+  double num(StringRef key, bool required = true) {
+    if (!object)
+      return 0;
+    if (std::optional<double> d = object->getNumber(key))
+      return *d;
+    if (required)
+      fail("missing number field '" + key + "'");
+    return 0;
+  }
+  std::vector<double> nums(StringRef key) {
+    std::vector<double> out;
+    const json::Array *array = object ? object->getArray(key) : nullptr;
+    if (!array)
+      return out;
+    for (const json::Value &v : *array)
+      if (std::optional<double> d = v.getAsNumber())
+        out.push_back(*d);
+      else
+        fail("'" + key + "' must hold numbers");
+    return out;
+  }
+  const json::Array *array(StringRef key) {
+    const json::Array *a = object ? object->getArray(key) : nullptr;
+    if (!a && object)
+      fail("missing array field '" + key + "'");
+    return a;
+  }
+  Status status() {
+    std::string text = str("status");
+    if (std::optional<Status> s = parseStatus(text))
+      return *s;
+    if (!text.empty())
+      fail("unknown status '" + text + "'");
+    return Status::BenchError;
+  }
+  void fail(const Twine &message) {
+    if (error.empty())
+      error = (what + ": " + message).str();
+  }
+  Error take() {
+    return error.empty() ? Error::success() : makeError(error);
+  }
+  const json::Object *object = nullptr;
+
+private:
+  std::string what;
+  std::string error;
+};
+
+json::Array toArray(const std::vector<double> &values) {
+  json::Array array;
+  for (double v : values)
+    array.push_back(v);
+  return array;
+}
+
+} // namespace
+
+json::Value toJson(const DispatchIndex &index) {
+  json::Array dispatches;
+  for (const DispatchEntry &d : index.dispatches)
+    dispatches.push_back(json::Object{{"id", d.id},
+                                      {"name", d.name},
+                                      {"func", d.func},
+                                      {"flops", d.flops},
+                                      {"share", d.share},
+                                      {"occurrences", d.occurrences},
+                                      {"problem", toJson(d.problem)}});
+  return json::Object{{"schema", schema::kDispatches},
+                      {"model", index.model},
+                      {"total_flops", index.totalFlops},
+                      {"dispatches", std::move(dispatches)}};
+}
+
+Expected<DispatchIndex> dispatchIndexFromJson(const json::Value &v) {
+  FieldReader reader(v, "dispatch index");
+  DispatchIndex index;
+  index.model = reader.str("model");
+  index.totalFlops = reader.num("total_flops");
+  if (const json::Array *array = reader.array("dispatches")) {
+    for (const json::Value &item : *array) {
+      FieldReader entryReader(item, "dispatch entry");
+      DispatchEntry entry;
+      entry.id = entryReader.str("id");
+      entry.name = entryReader.str("name");
+      entry.func = entryReader.str("func");
+      entry.flops = entryReader.num("flops");
+      entry.share = entryReader.num("share");
+      entry.occurrences = entryReader.num("occurrences", false);
+      if (Error err = entryReader.take())
+        return std::move(err);
+      const json::Value *problem = entryReader.object->get("problem");
+      if (!problem)
+        return makeError("dispatch entry '" + entry.id + "': missing problem");
+      Expected<Problem> parsed = problemFromJson(*problem);
+      if (!parsed)
+        return parsed.takeError();
+      entry.problem = std::move(*parsed);
+      index.dispatches.push_back(std::move(entry));
+    }
+  }
+  if (Error err = reader.take())
+    return std::move(err);
+  return index;
+}
+
+json::Value toJson(const CandidateIndex &index) {
+  json::Array candidates;
+  for (const CandidateEntry &c : index.candidates)
+    candidates.push_back(json::Object{{"index", c.index},
+                                      {"file", c.file},
+                                      {"cost", c.cost},
+                                      {"config", json::Object(c.config)}});
+  return json::Object{{"schema", schema::kCandidates},
+                      {"dispatch", index.dispatch},
+                      {"total_solutions", static_cast<int64_t>(index.totalSolutions)},
+                      {"enumeration_s", index.enumerationSeconds},
+                      {"candidates", std::move(candidates)}};
+}
+
+Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
+  FieldReader reader(v, "candidate index");
+  CandidateIndex index;
+  index.dispatch = reader.str("dispatch");
+  index.totalSolutions = reader.num("total_solutions");
+  index.enumerationSeconds = reader.num("enumeration_s", false);
+  if (const json::Array *array = reader.array("candidates")) {
+    for (const json::Value &item : *array) {
+      FieldReader entryReader(item, "candidate entry");
+      CandidateEntry entry;
+      entry.index = entryReader.num("index");
+      entry.file = entryReader.str("file");
+      entry.cost = entryReader.num("cost", false);
+      if (entryReader.object)
+        if (const json::Object *config = entryReader.object->getObject("config"))
+          entry.config = *config;
+      if (Error err = entryReader.take())
+        return std::move(err);
+      index.candidates.push_back(std::move(entry));
+    }
+  }
+  if (Error err = reader.take())
+    return std::move(err);
+  return index;
+}
+
+json::Value toJson(const CompileRecord &record) {
+  return json::Object{{"schema", schema::kCompile},
+                      {"status", toString(record.status)},
+                      {"message", record.message},
+                      {"artifact", record.artifact},
+                      {"artifact_hash", record.artifactHash},
+                      {"seconds", record.seconds}};
+}
+
+Expected<CompileRecord> compileRecordFromJson(const json::Value &v) {
+  FieldReader reader(v, "compile record");
+  CompileRecord record;
+  record.status = reader.status();
+  record.message = reader.str("message", false);
+  record.artifact = reader.str("artifact", false);
+  record.artifactHash = reader.str("artifact_hash", false);
+  record.seconds = reader.num("seconds", false);
+  if (Error err = reader.take())
+    return std::move(err);
+  return record;
+}
+
+json::Value toJson(const BenchRecord &record) {
+  return json::Object{{"schema", schema::kBench},
+                      {"status", toString(record.status)},
+                      {"message", record.message},
+                      {"median_s", record.median},
+                      {"baseline_median_s", record.baselineMedian},
+                      {"ratio", record.ratio},
+                      {"noise", record.noise},
+                      {"max_error", record.maxError},
+                      {"seconds", record.seconds},
+                      {"samples_s", toArray(record.samples)},
+                      {"baseline_samples_s", toArray(record.baselineSamples)}};
+}
+
+Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
+  FieldReader reader(v, "bench record");
+  BenchRecord record;
+  record.status = reader.status();
+  record.message = reader.str("message", false);
+  record.median = reader.num("median_s", false);
+  record.baselineMedian = reader.num("baseline_median_s", false);
+  record.ratio = reader.num("ratio", false);
+  record.noise = reader.num("noise", false);
+  record.maxError = reader.num("max_error", false);
+  record.seconds = reader.num("seconds", false);
+  record.samples = reader.nums("samples_s");
+  record.baselineSamples = reader.nums("baseline_samples_s");
+  if (Error err = reader.take())
+    return std::move(err);
+  return record;
+}
+
+Expected<json::Value> readJsonFile(StringRef path, StringRef expectedSchema) {
+  Expected<std::string> text = readFile(path);
+  if (!text)
+    return text.takeError();
+  Expected<json::Value> value = json::parse(*text);
+  if (!value)
+    return makeError(path + ": invalid JSON: " + toString(value.takeError()));
+  const json::Object *object = value->getAsObject();
+  std::optional<StringRef> found =
+      object ? object->getString("schema") : std::nullopt;
+  if (!found)
+    return makeError(path + ": not a retune record (no \"schema\" field)");
+  if (*found != expectedSchema)
+    return makeError(path + ": schema is '" + *found + "', expected '" +
+                     expectedSchema + "'; re-run `ninja tune` to regenerate it");
+  return value;
+}
+
+Error writeJsonFile(StringRef path, const json::Value &value) {
+  std::string text;
+  raw_string_ostream os(text);
+  os << formatv("{0:2}", value) << "\n";
+  return writeFileIfChanged(path, text);
+}
+
+} // namespace retune

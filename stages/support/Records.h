@@ -1,0 +1,136 @@
+//===- Records.h - The JSON records stage tools exchange --------*- C++ -*-===//
+//
+// Every file a stage writes for another stage is one of these records. Each
+// carries a `schema` string ("retune.<kind>/<version>"); readers reject a
+// record whose schema they do not know, naming the file.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_SUPPORT_RECORDS_H
+#define RETUNE_SUPPORT_RECORDS_H
+
+#include "stages/support/Problem.h"
+
+#include "llvm/ADT/StringRef.h"
+#include "llvm/Support/Error.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace retune {
+
+/// Outcome of one candidate at one stage. Candidate-level failures are data.
+enum class Status { Ok, CompileError, Crash, Timeout, WrongResult, BenchError };
+llvm::StringRef toString(Status status);
+std::optional<Status> parseStatus(llvm::StringRef text);
+
+/// dispatches/index.json entry.
+struct DispatchEntry {
+  std::string id;
+  std::string name;
+  /// Function holding the dispatch in dispatches/<id>/dispatch.mlir.
+  std::string func;
+  double flops = 0;
+  /// Fraction of the model's root-op FLOPs in this dispatch (0..1].
+  double share = 0;
+  /// How many times the model contains this dispatch.
+  unsigned occurrences = 1;
+  Problem problem;
+};
+
+struct DispatchIndex {
+  std::string model;
+  double totalFlops = 0;
+  std::vector<DispatchEntry> dispatches;
+};
+
+/// candidates/<id>/index.json entry.
+struct CandidateEntry {
+  unsigned index = 0;
+  /// Spec file name relative to candidates/<id>/.
+  std::string file;
+  /// Backend-specific knob values.
+  llvm::json::Object config;
+  /// Heuristic cost estimate; lower is better.
+  double cost = 0;
+};
+
+struct CandidateIndex {
+  std::string dispatch;
+  /// Valid configurations in the whole space (before taking the first N).
+  uint64_t totalSolutions = 0;
+  double enumerationSeconds = 0;
+  std::vector<CandidateEntry> candidates;
+};
+
+/// artifacts/<id>/<n>.json.
+struct CompileRecord {
+  Status status = Status::Ok;
+  std::string message;
+  /// Path of the compiled object, relative to the build directory.
+  std::string artifact;
+  std::string artifactHash;
+  double seconds = 0;
+};
+
+/// results/<id>/<n>.json.
+struct BenchRecord {
+  Status status = Status::Ok;
+  std::string message;
+  std::vector<double> samples;
+  std::vector<double> baselineSamples;
+  double median = 0;
+  double baselineMedian = 0;
+  /// median / baselineMedian: below 1 is faster.
+  double ratio = 0;
+  /// Relative spread of the baseline samples (robust, from the IQR).
+  double noise = 0;
+  double maxError = 0;
+  double seconds = 0;
+};
+
+llvm::json::Value toJson(const DispatchIndex &index);
+llvm::Expected<DispatchIndex> dispatchIndexFromJson(const llvm::json::Value &v);
+llvm::json::Value toJson(const CandidateIndex &index);
+llvm::Expected<CandidateIndex>
+candidateIndexFromJson(const llvm::json::Value &v);
+llvm::json::Value toJson(const CompileRecord &record);
+llvm::Expected<CompileRecord> compileRecordFromJson(const llvm::json::Value &v);
+llvm::json::Value toJson(const BenchRecord &record);
+llvm::Expected<BenchRecord> benchRecordFromJson(const llvm::json::Value &v);
+
+/// Reads `path`, parses JSON and checks `schema`. Errors name the file.
+llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path,
+                                               llvm::StringRef schema);
+
+/// Pretty-prints `value` and writes it if changed (atomic).
+llvm::Error writeJsonFile(llvm::StringRef path, const llvm::json::Value &value);
+
+/// Typed read: readJsonFile + the matching fromJson, errors prefixed by path.
+template <typename T>
+llvm::Expected<T> readRecord(llvm::StringRef path, llvm::StringRef schema,
+                             llvm::Expected<T> (*parse)(const llvm::json::Value &)) {
+  llvm::Expected<llvm::json::Value> value = readJsonFile(path, schema);
+  if (!value)
+    return value.takeError();
+  llvm::Expected<T> record = parse(*value);
+  if (!record)
+    return llvm::createStringError(llvm::inconvertibleErrorCode(),
+                                   path + ": " + llvm::toString(record.takeError()));
+  return record;
+}
+
+namespace schema {
+inline constexpr llvm::StringLiteral kDispatches = "retune.dispatches/1";
+inline constexpr llvm::StringLiteral kCandidates = "retune.candidates/1";
+inline constexpr llvm::StringLiteral kCompile = "retune.compile/1";
+inline constexpr llvm::StringLiteral kBench = "retune.bench/1";
+inline constexpr llvm::StringLiteral kSelect = "retune.select/1";
+inline constexpr llvm::StringLiteral kModel = "retune.model/1";
+inline constexpr llvm::StringLiteral kSummary = "retune.summary/1";
+inline constexpr llvm::StringLiteral kSignature = "retune.signature/1";
+} // namespace schema
+
+} // namespace retune
+
+#endif // RETUNE_SUPPORT_RECORDS_H
