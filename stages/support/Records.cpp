@@ -201,8 +201,66 @@ Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
   return index;
 }
 
+static json::Value toJson(const TensorSpec &tensor) {
+  json::Array shape;
+  for (int64_t d : tensor.shape)
+    shape.push_back(d);
+  return json::Object{{"shape", std::move(shape)},
+                      {"element_type", tensor.elementType}};
+}
+
+static Expected<std::vector<TensorSpec>> tensorsFromJson(const json::Array *a,
+                                                         StringRef what) {
+  std::vector<TensorSpec> tensors;
+  if (!a)
+    return makeError("signature: missing '" + what + "'");
+  for (const json::Value &item : *a) {
+    FieldReader reader(item, "tensor");
+    TensorSpec tensor;
+    tensor.elementType = reader.str("element_type");
+    for (double d : reader.nums("shape"))
+      tensor.shape.push_back(static_cast<int64_t>(d));
+    if (Error err = reader.take())
+      return std::move(err);
+    tensors.push_back(std::move(tensor));
+  }
+  return tensors;
+}
+
+json::Value toJson(const FuncSignature &signature) {
+  json::Array args, results;
+  for (const TensorSpec &t : signature.args)
+    args.push_back(toJson(t));
+  for (const TensorSpec &t : signature.results)
+    results.push_back(toJson(t));
+  return json::Object{{"name", signature.name},
+                      {"args", std::move(args)},
+                      {"results", std::move(results)}};
+}
+
+Expected<FuncSignature> funcSignatureFromJson(const json::Value &v) {
+  FieldReader reader(v, "signature");
+  FuncSignature signature;
+  signature.name = reader.str("name");
+  if (Error err = reader.take())
+    return std::move(err);
+  auto args = tensorsFromJson(reader.object->getArray("args"), "args");
+  if (!args)
+    return args.takeError();
+  auto results = tensorsFromJson(reader.object->getArray("results"), "results");
+  if (!results)
+    return results.takeError();
+  signature.args = std::move(*args);
+  signature.results = std::move(*results);
+  return signature;
+}
+
 json::Value toJson(const CompileRecord &record) {
+  json::Array functions;
+  for (const FuncSignature &f : record.functions)
+    functions.push_back(toJson(f));
   return json::Object{{"schema", schema::kCompile},
+                      {"functions", std::move(functions)},
                       {"status", toString(record.status)},
                       {"message", record.message},
                       {"artifact", record.artifact},
@@ -220,6 +278,14 @@ Expected<CompileRecord> compileRecordFromJson(const json::Value &v) {
   record.seconds = reader.num("seconds", false);
   if (Error err = reader.take())
     return std::move(err);
+  if (const json::Array *functions = reader.object->getArray("functions")) {
+    for (const json::Value &f : *functions) {
+      Expected<FuncSignature> signature = funcSignatureFromJson(f);
+      if (!signature)
+        return signature.takeError();
+      record.functions.push_back(std::move(*signature));
+    }
+  }
   return record;
 }
 

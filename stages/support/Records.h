@@ -63,6 +63,20 @@ struct CandidateIndex {
   std::vector<CandidateEntry> candidates;
 };
 
+/// A tensor argument or result of a compiled function.
+struct TensorSpec {
+  std::vector<int64_t> shape;
+  /// "f32", "f64", "f16", "bf16", "i8", "i32", "i64".
+  std::string elementType;
+};
+
+/// The C interface of one compiled public function (`_mlir_ciface_<name>`).
+struct FuncSignature {
+  std::string name;
+  std::vector<TensorSpec> args;
+  std::vector<TensorSpec> results;
+};
+
 /// artifacts/<id>/<n>.json.
 struct CompileRecord {
   Status status = Status::Ok;
@@ -71,6 +85,7 @@ struct CompileRecord {
   std::string artifact;
   std::string artifactHash;
   double seconds = 0;
+  std::vector<FuncSignature> functions;
 };
 
 /// results/<id>/<n>.json.
@@ -94,6 +109,8 @@ llvm::Expected<DispatchIndex> dispatchIndexFromJson(const llvm::json::Value &v);
 llvm::json::Value toJson(const CandidateIndex &index);
 llvm::Expected<CandidateIndex>
 candidateIndexFromJson(const llvm::json::Value &v);
+llvm::json::Value toJson(const FuncSignature &signature);
+llvm::Expected<FuncSignature> funcSignatureFromJson(const llvm::json::Value &v);
 llvm::json::Value toJson(const CompileRecord &record);
 llvm::Expected<CompileRecord> compileRecordFromJson(const llvm::json::Value &v);
 llvm::json::Value toJson(const BenchRecord &record);

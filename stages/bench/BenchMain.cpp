@@ -1,0 +1,167 @@
+//===- BenchMain.cpp - retune-bench: time a candidate against the baseline ===//
+//
+// Loads the candidate's and the baseline's shared objects, checks the
+// candidate's results against the baseline's on seeded random inputs, and
+// times both interleaved. The measuring runs in a child process (this
+// binary with --child) under a timeout, so a kernel that crashes or hangs
+// becomes a record, not a failed build.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/bench/Measure.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Subprocess.h"
+#include "stages/support/ToolMain.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/InitLLVM.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace retune;
+
+static cl::OptionCategory category("retune-bench options");
+static cl::opt<std::string> baselinePath("baseline", cl::Required,
+                                         cl::desc("compile record of the baseline"),
+                                         cl::cat(category));
+static cl::opt<std::string> candidatePath("candidate", cl::Required,
+                                          cl::desc("compile record of the candidate"),
+                                          cl::cat(category));
+static cl::opt<std::string> outputPath("output", cl::Required,
+                                       cl::desc("bench record to write"),
+                                       cl::cat(category));
+static cl::opt<std::string>
+    functionName("function", cl::desc("function to time (default: the only one)"),
+                 cl::cat(category));
+static cl::opt<unsigned> warmup("warmup", cl::init(2),
+                                cl::desc("untimed calls before sampling"),
+                                cl::cat(category));
+static cl::opt<unsigned> repetitions("repetitions", cl::init(10),
+                                     cl::desc("timed samples per kernel"),
+                                     cl::cat(category));
+static cl::opt<double> minSample("min-sample-s", cl::init(0.002),
+                                 cl::desc("minimum duration of one sample"),
+                                 cl::cat(category));
+static cl::opt<unsigned> seed("seed", cl::init(1),
+                              cl::desc("seed of the random inputs"),
+                              cl::cat(category));
+static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(300),
+                                        cl::desc("seconds before the bench is killed"),
+                                        cl::cat(category));
+static cl::opt<bool> child("child", cl::Hidden,
+                           cl::desc("internal: measure in this process"));
+
+static Expected<CompileRecord> readCompileRecord(StringRef path) {
+  return readRecord<CompileRecord>(path, schema::kCompile,
+                                   compileRecordFromJson);
+}
+
+static Expected<FuncSignature> pickFunction(const CompileRecord &record,
+                                            StringRef path) {
+  if (!functionName.empty()) {
+    for (const FuncSignature &f : record.functions)
+      if (f.name == functionName)
+        return f;
+    return makeError(path + ": no function @" + functionName +
+                     "; set [model] entry in tune.toml to one of the "
+                     "model's public functions");
+  }
+  if (record.functions.size() != 1)
+    return makeError(path + ": " + Twine(record.functions.size()) +
+                     " public functions; name the one to time with "
+                     "[model] entry in tune.toml");
+  return record.functions.front();
+}
+
+static Error runChild() {
+  auto start = std::chrono::steady_clock::now();
+  Expected<CompileRecord> baseline = readCompileRecord(baselinePath);
+  if (!baseline)
+    return baseline.takeError();
+  Expected<CompileRecord> candidate = readCompileRecord(candidatePath);
+  if (!candidate)
+    return candidate.takeError();
+  Expected<FuncSignature> signature = pickFunction(*baseline, baselinePath);
+  if (!signature)
+    return signature.takeError();
+  auto baseKernel = bench::Kernel::load(baseline->artifact, *signature);
+  if (!baseKernel)
+    return baseKernel.takeError();
+  auto candKernel = bench::Kernel::load(candidate->artifact, *signature);
+  if (!candKernel)
+    return candKernel.takeError();
+  bench::MeasureOptions options;
+  options.warmup = warmup;
+  options.repetitions = std::max(1u, repetitions.getValue());
+  options.minSampleSeconds = minSample;
+  options.seed = seed;
+  BenchRecord record = bench::compareKernels(**baseKernel, **candKernel, options);
+  record.seconds = std::chrono::duration<double>(
+                       std::chrono::steady_clock::now() - start)
+                       .count();
+  return writeJsonFile(outputPath, toJson(record));
+}
+
+/// A record for a candidate that never reached the measurement.
+static Error writeFailure(Status status, const Twine &message,
+                          double seconds = 0) {
+  BenchRecord record;
+  record.status = status;
+  record.message = message.str();
+  record.seconds = seconds;
+  return writeJsonFile(outputPath, toJson(record));
+}
+
+static Error runParent(const char *argv0) {
+  Expected<CompileRecord> baseline = readCompileRecord(baselinePath);
+  if (!baseline)
+    return baseline.takeError();
+  Expected<CompileRecord> candidate = readCompileRecord(candidatePath);
+  if (!candidate)
+    return candidate.takeError();
+  if (candidate->status != Status::Ok)
+    return writeFailure(candidate->status, "compile: " + candidate->message);
+  if (baseline->status != Status::Ok)
+    return writeFailure(Status::BenchError,
+                        "the baseline did not compile: " + baseline->message);
+
+  sys::fs::remove(outputPath);
+  std::vector<std::string> args = {
+      "--child",
+      "--baseline=" + baselinePath,
+      "--candidate=" + candidatePath,
+      "--output=" + outputPath,
+      "--warmup=" + std::to_string(warmup),
+      "--repetitions=" + std::to_string(repetitions),
+      "--min-sample-s=" + std::to_string(minSample),
+      "--seed=" + std::to_string(seed)};
+  if (!functionName.empty())
+    args.push_back("--function=" + functionName);
+  std::string logPath = outputPath + ".log";
+  sys::fs::remove(logPath);
+  ChildOutcome outcome = runLimited(currentExecutable(argv0), args,
+                                    timeoutSeconds, /*memoryMB=*/0, logPath);
+  if (outcome.status == Status::Ok && sys::fs::exists(outputPath)) {
+    sys::fs::remove(logPath);
+    return Error::success();
+  }
+  Status status = outcome.status;
+  if (status == Status::Ok || status == Status::CompileError)
+    status = Status::BenchError;
+  return writeFailure(status, outcome.message, outcome.seconds);
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "retune-bench: check a compiled candidate against the baseline and "
+      "time both, interleaved.\n\nA candidate that failed to compile, "
+      "crashes, hangs or computes wrong numbers gets a record with that "
+      "status and exit code 0.\n");
+  if (child)
+    return finishTool("retune-bench", runChild());
+  return finishTool("retune-bench", runParent(argv[0]));
+}
