@@ -69,8 +69,9 @@ double since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-/// One context per process: registration is the expensive part.
-MLIRContext &sharedContext() {
+} // namespace
+
+MLIRContext &compilerContext() {
   static MLIRContext *context = [] {
     DialectRegistry registry;
     registerAllDialects(registry);
@@ -83,6 +84,9 @@ MLIRContext &sharedContext() {
   }();
   return *context;
 }
+
+namespace {
+MLIRContext &sharedContext() { return compilerContext(); }
 
 /// Collects diagnostics as text ("file:line:col: error: ...").
 class DiagnosticCollector {
@@ -116,8 +120,8 @@ private:
   ScopedDiagnosticHandler handler;
 };
 
-Expected<OwningOpRef<ModuleOp>> parseModuleFile(StringRef path,
-                                                DiagnosticCollector &diags) {
+Expected<OwningOpRef<ModuleOp>> parseWithDiagnostics(StringRef path,
+                                                     DiagnosticCollector &diags) {
   Expected<std::string> text = readFile(path);
   if (!text)
     return text.takeError();
@@ -394,10 +398,15 @@ Error linkSharedObject(StringRef object, StringRef output, unsigned threads) {
 
 } // namespace
 
+Expected<OwningOpRef<ModuleOp>> parseModuleFile(StringRef path) {
+  DiagnosticCollector diags(compilerContext());
+  return parseWithDiagnostics(path, diags);
+}
+
 Error verifySpecFile(StringRef specPath) {
   MLIRContext &context = sharedContext();
   DiagnosticCollector diags(context);
-  Expected<OwningOpRef<ModuleOp>> spec = parseModuleFile(specPath, diags);
+  Expected<OwningOpRef<ModuleOp>> spec = parseWithDiagnostics(specPath, diags);
   if (!spec)
     return spec.takeError();
   if (failed(verify(**spec)))
@@ -421,7 +430,7 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   CompileResult result;
   auto start = Clock::now();
   Expected<OwningOpRef<ModuleOp>> payload =
-      parseModuleFile(request.payloadPath, diags);
+      parseWithDiagnostics(request.payloadPath, diags);
   if (!payload)
     return payload.takeError();
   Expected<std::vector<FuncSignature>> functions = prepareFunctions(**payload);
@@ -436,7 +445,7 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   bool hasSpec = !request.specPath.empty();
   if (hasSpec) {
     Expected<OwningOpRef<ModuleOp>> spec =
-        parseModuleFile(request.specPath, diags);
+        parseWithDiagnostics(request.specPath, diags);
     if (!spec)
       return spec.takeError();
     library = std::move(*spec);

@@ -13,6 +13,9 @@
 #include "stages/cpu/CpuHost.h"
 #include "stages/support/Records.h"
 
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OwningOpRef.h"
+
 #include <string>
 #include <vector>
 
@@ -42,6 +45,13 @@ struct CompileResult {
 /// Compiles `request` for `host`. Errors carry MLIR's diagnostics.
 Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
                                               const CpuHost &host);
+
+/// The process-wide MLIR context with every dialect, extension and LLVM
+/// translation the compiler needs (registration is the expensive part).
+mlir::MLIRContext &compilerContext();
+
+/// Parses a module file; errors carry MLIR's diagnostics with file:line.
+Expected<mlir::OwningOpRef<mlir::ModuleOp>> parseModuleFile(StringRef path);
 
 /// Parses and verifies a spec file the way the compiler would use it:
 /// it must define @__retune_config. For `retune-link` and tests.

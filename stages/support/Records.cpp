@@ -172,6 +172,7 @@ json::Value toJson(const CandidateIndex &index) {
                       {"dispatch", index.dispatch},
                       {"total_solutions", static_cast<int64_t>(index.totalSolutions)},
                       {"enumeration_s", index.enumerationSeconds},
+                      {"note", index.note},
                       {"candidates", std::move(candidates)}};
 }
 
@@ -181,6 +182,7 @@ Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
   index.dispatch = reader.str("dispatch");
   index.totalSolutions = reader.num("total_solutions");
   index.enumerationSeconds = reader.num("enumeration_s", false);
+  index.note = reader.str("note", false);
   if (const json::Array *array = reader.array("candidates")) {
     for (const json::Value &item : *array) {
       FieldReader entryReader(item, "candidate entry");

@@ -60,6 +60,8 @@ struct CandidateIndex {
   /// Valid configurations in the whole space (before taking the first N).
   uint64_t totalSolutions = 0;
   double enumerationSeconds = 0;
+  /// Why there are no candidates, when there are none.
+  std::string note;
   std::vector<CandidateEntry> candidates;
 };
 

@@ -1,0 +1,109 @@
+//===- CandidatesMain.cpp - retune-candidates: dispatch -> candidate specs ===//
+//
+// Enumerates the CPU knob space of one dispatch with Z3, orders it by the
+// cost heuristic and writes the first N configurations as spec files plus
+// an index. Unchanged specs keep their mtime, so growing N only adds
+// candidates; specs beyond N are removed.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/cpu/CpuSpace.h"
+#include "stages/cpu/CpuSpec.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Records.h"
+#include "stages/support/ToolMain.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace retune;
+
+static cl::OptionCategory category("retune-candidates options");
+static cl::opt<std::string> problemPath("problem", cl::Required,
+                                        cl::desc("dispatches/<id>/problem.json"),
+                                        cl::cat(category));
+static cl::opt<std::string> outputDir("output-dir", cl::Required,
+                                      cl::desc("candidates/<id> directory"),
+                                      cl::cat(category));
+static cl::opt<unsigned> candidateCount("count", cl::init(8),
+                               cl::desc("candidates to emit (the cheapest first)"),
+                               cl::cat(category));
+static cl::opt<unsigned> threads("code-threads", cl::init(1),
+                                 cl::desc("threads the generated code may use"),
+                                 cl::cat(category));
+
+/// Removes spec files of an earlier, larger candidate set.
+static void removeStaleSpecs(StringRef dir, unsigned keep) {
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    unsigned index = 0;
+    if (!name.consume_back(".spec.mlir") || name.getAsInteger(10, index))
+      continue;
+    if (index >= keep)
+      sys::fs::remove(it->path());
+  }
+}
+
+static Error run() {
+  Expected<DispatchIndex> dispatch = readRecord<DispatchIndex>(
+      problemPath, schema::kDispatches, dispatchIndexFromJson);
+  if (!dispatch)
+    return dispatch.takeError();
+  if (dispatch->dispatches.size() != 1)
+    return makeError(problemPath + ": expected exactly one dispatch");
+  const DispatchEntry &entry = dispatch->dispatches.front();
+
+  CandidateIndex index;
+  index.dispatch = entry.id;
+  cpu::CpuSpaceOptions options;
+  options.threads = threads;
+  auto start = std::chrono::steady_clock::now();
+  Expected<cpu::CpuSpaceResult> space =
+      cpu::enumerateCpuSpace(entry.problem, cpu::detectHost(), options);
+  index.enumerationSeconds = std::chrono::duration<double>(
+                                 std::chrono::steady_clock::now() - start)
+                                 .count();
+  // A dispatch outside the CPU space is not a pipeline error: it keeps the
+  // default config and the report says why.
+  if (!space) {
+    index.note = toString(space.takeError());
+    removeStaleSpecs(outputDir, 0);
+    return writeJsonFile(outputDir + "/index.json", toJson(index));
+  }
+  index.totalSolutions = space->totalSolutions;
+  unsigned emitted = std::min<size_t>(candidateCount, space->ranked.size());
+  for (unsigned n = 0; n < emitted; ++n) {
+    const cpu::RankedConfig &ranked = space->ranked[n];
+    cpu::SpecEntry spec{formatv("{0}_c{1}", entry.id, n).str(), entry.problem,
+                        ranked.config};
+    std::string file = formatv("{0}.spec.mlir", n).str();
+    std::string header =
+        formatv("retune candidate {0} of dispatch {1} ({2})\nestimated {3:e} s",
+                n, entry.id, entry.name, ranked.cost)
+            .str();
+    if (Error err = writeFileIfChanged(outputDir + "/" + file,
+                                       cpu::emitSpecModule({spec}, header)))
+      return err;
+    index.candidates.push_back(
+        CandidateEntry{n, file, cpu::toJson(ranked.config), ranked.cost});
+  }
+  removeStaleSpecs(outputDir, emitted);
+  return writeJsonFile(outputDir + "/index.json", toJson(index));
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "retune-candidates: enumerate the CPU knob space of a dispatch with Z3 "
+      "and write the cheapest --count configurations as tuning specs.\n");
+  return finishTool("retune-candidates", run());
+}
