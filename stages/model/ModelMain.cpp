@@ -1,0 +1,287 @@
+//===- ModelMain.cpp - retune-model: does the linked spec speed the model up? ===//
+//
+// Compiles the whole model without and with the linked spec (retune-compile
+// children), times both interleaved on the same inputs after checking that
+// their outputs agree (retune-bench child), and writes the spec users get.
+// When the tuned model is not faster, each winner is measured alone; the
+// ones that do not help the model are dropped, the rest relinked and
+// measured again. The decision and its reasons go to the result record.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/link/SpecLinker.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Records.h"
+#include "stages/support/Subprocess.h"
+#include "stages/support/ToolMain.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace retune;
+
+static cl::OptionCategory category("retune-model options");
+static cl::opt<std::string> modelPath("model", cl::Required,
+                                      cl::desc("the model (.mlir)"),
+                                      cl::cat(category));
+static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
+                                        cl::desc("<best/<id>.json>..."),
+                                        cl::cat(category));
+static cl::opt<std::string> workDir("work-dir", cl::Required,
+                                    cl::desc("directory for model builds"),
+                                    cl::cat(category));
+static cl::opt<std::string> finalSpec("final-spec", cl::Required,
+                                      cl::desc("tuning spec to write"),
+                                      cl::cat(category));
+static cl::opt<std::string> outputPath("output", cl::Required,
+                                       cl::desc("model result record"),
+                                       cl::cat(category));
+static cl::opt<std::string> entry("entry", cl::desc("function to time"),
+                                  cl::cat(category));
+static cl::opt<unsigned> threads("code-threads", cl::init(1),
+                                 cl::desc("threads of the generated code"),
+                                 cl::cat(category));
+static cl::opt<unsigned> warmup("warmup", cl::init(2), cl::cat(category));
+static cl::opt<unsigned> repetitions("repetitions", cl::init(10),
+                                     cl::cat(category));
+static cl::opt<double> minSample("min-sample-s", cl::init(0.002),
+                                 cl::cat(category));
+static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(300),
+                                        cl::cat(category));
+static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
+                                      cl::cat(category));
+
+namespace {
+
+/// Path of `name` inside the work directory.
+std::string inWork(const Twine &name) {
+  return (Twine(workDir.getValue()) + "/" + name).str();
+}
+
+struct Winner {
+  std::string dispatch;
+  std::string spec;
+};
+
+std::string sibling(const char *argv0, StringRef tool) {
+  SmallString<256> path(sys::path::parent_path(currentExecutable(argv0)));
+  sys::path::append(path, tool);
+  return path.str().str();
+}
+
+class ModelEvaluator {
+public:
+  explicit ModelEvaluator(const char *argv0)
+      : compileTool(sibling(argv0, "retune-compile")),
+        benchTool(sibling(argv0, "retune-bench")) {}
+
+  /// Compiles the model with `spec` ("" = baseline) as `tag`.
+  Expected<CompileRecord> compile(StringRef spec, StringRef tag) {
+    std::string record = inWork(tag + ".json");
+    std::vector<std::string> args = {
+        "--payload=" + modelPath.getValue(), "--output=" + inWork(tag + ".so"),
+        "--record=" + record, "--code-threads=" + std::to_string(threads),
+        "--timeout=" + std::to_string(compileTimeout)};
+    if (!spec.empty())
+      args.push_back(("--spec=" + spec).str());
+    ChildOutcome outcome = runLimited(compileTool, args, 0, 0,
+                                      inWork(tag + ".compile.log"));
+    if (outcome.status != Status::Ok)
+      return makeError("retune-compile failed: " + outcome.message);
+    return readRecord<CompileRecord>(record, schema::kCompile,
+                                     compileRecordFromJson);
+  }
+
+  /// Compiles with `spec` and times it against the baseline.
+  Expected<BenchRecord> evaluate(StringRef spec, StringRef tag) {
+    Expected<CompileRecord> compiled = compile(spec, tag);
+    if (!compiled)
+      return compiled.takeError();
+    std::string result = inWork(tag + ".bench.json");
+    std::vector<std::string> args = {
+        "--baseline=" + inWork("baseline.json"),
+        "--candidate=" + inWork(tag + ".json"),
+        "--output=" + result, "--warmup=" + std::to_string(warmup),
+        "--repetitions=" + std::to_string(repetitions),
+        "--min-sample-s=" + std::to_string(minSample),
+        "--timeout=" + std::to_string(benchTimeout)};
+    if (!entry.empty())
+      args.push_back("--function=" + entry.getValue());
+    ChildOutcome outcome = runLimited(benchTool, args, 0, 0,
+                                      inWork(tag + ".bench.log"));
+    if (outcome.status != Status::Ok)
+      return makeError("retune-bench failed: " + outcome.message);
+    return readRecord<BenchRecord>(result, schema::kBench, benchRecordFromJson);
+  }
+
+private:
+  std::string compileTool, benchTool;
+};
+
+bool helps(const BenchRecord &record) {
+  return record.status == Status::Ok && record.ratio < 1.0;
+}
+
+std::string describe(const BenchRecord &record) {
+  if (record.status != Status::Ok)
+    return (toString(record.status) + ": " + record.message).str();
+  return formatv("{0:f3}x the baseline time", record.ratio).str();
+}
+
+Expected<std::vector<Winner>> readWinners() {
+  std::vector<Winner> winners;
+  for (const std::string &path : selections) {
+    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
+    if (!value)
+      return value.takeError();
+    const json::Object *object = value->getAsObject();
+    StringRef spec = object->getString("spec").value_or("");
+    if (!spec.empty())
+      winners.push_back({object->getString("dispatch").value_or("").str(),
+                         spec.str()});
+  }
+  return winners;
+}
+
+Expected<std::string> linkWinners(ArrayRef<Winner> winners, StringRef tag) {
+  std::vector<std::string> specs;
+  std::string header =
+      "retune tuning spec for " + modelPath.getValue() + " (" + tag.str() + ")";
+  for (const Winner &w : winners) {
+    specs.push_back(w.spec);
+    header += "\n  " + w.dispatch + ": " + w.spec;
+  }
+  Expected<std::string> text = link::linkSpecs(specs, header);
+  if (!text)
+    return text.takeError();
+  std::string path = inWork(tag + ".spec.mlir");
+  if (Error err = writeFileIfChanged(path, *text))
+    return std::move(err);
+  return path;
+}
+
+Error run(const char *argv0) {
+  auto start = std::chrono::steady_clock::now();
+  if (!sys::fs::exists(modelPath))
+    return makeError(modelPath + ": no such file");
+  Expected<std::vector<Winner>> winners = readWinners();
+  if (!winners)
+    return winners.takeError();
+  ModelEvaluator evaluator(argv0);
+  Expected<CompileRecord> baseline = evaluator.compile("", "baseline");
+  if (!baseline)
+    return baseline.takeError();
+  if (baseline->status != Status::Ok)
+    return makeError(modelPath + ": the model does not compile without a "
+                                 "spec: " + baseline->message);
+
+  json::Array dropped;
+  std::vector<Winner> kept = *winners;
+  Expected<std::string> spec = linkWinners(kept, "tuned");
+  if (!spec)
+    return spec.takeError();
+  Expected<BenchRecord> tuned = evaluator.evaluate(*spec, "tuned");
+  if (!tuned)
+    return tuned.takeError();
+  std::string decision = "all winners kept";
+  if (!helps(*tuned) && !kept.empty()) {
+    // Find the winners that hurt: measure each alone against the baseline.
+    std::vector<Winner> helpful;
+    for (const Winner &w : kept) {
+      Expected<std::string> solo = linkWinners({w}, "solo-" + w.dispatch);
+      if (!solo)
+        return solo.takeError();
+      Expected<BenchRecord> alone = evaluator.evaluate(*solo, "solo-" + w.dispatch);
+      if (!alone)
+        return alone.takeError();
+      if (helps(*alone))
+        helpful.push_back(w);
+      else
+        dropped.push_back(json::Object{{"dispatch", w.dispatch},
+                                       {"reason", "alone it gives " + describe(*alone)}});
+    }
+    kept = helpful;
+    spec = linkWinners(kept, "pruned");
+    if (!spec)
+      return spec.takeError();
+    tuned = evaluator.evaluate(*spec, "pruned");
+    if (!tuned)
+      return tuned.takeError();
+    decision = formatv("the tuned model was not faster; dropped {0} of {1} "
+                       "winners",
+                       dropped.size(), winners->size())
+                   .str();
+    if (!helps(*tuned) && !kept.empty()) {
+      for (const Winner &w : kept)
+        dropped.push_back(json::Object{
+            {"dispatch", w.dispatch},
+            {"reason", "together the remaining winners give " + describe(*tuned)}});
+      kept.clear();
+      decision = "no combination of winners made the model faster; the "
+                 "spec is empty";
+    }
+  }
+  Expected<std::string> text = readFile(*spec);
+  if (!text)
+    return text.takeError();
+  if (kept.empty()) {
+    Expected<std::string> empty = linkWinners({}, "final");
+    if (!empty)
+      return empty.takeError();
+    text = readFile(*empty);
+    if (!text)
+      return text.takeError();
+  }
+  if (Error err = writeFileIfChanged(finalSpec, *text))
+    return err;
+
+  json::Array keptIds;
+  for (const Winner &w : kept)
+    keptIds.push_back(w.dispatch);
+  json::Array baseSamples, tunedSamples;
+  for (double s : tuned->baselineSamples)
+    baseSamples.push_back(s);
+  for (double s : tuned->samples)
+    tunedSamples.push_back(s);
+  bool measured = tuned->status == Status::Ok;
+  json::Object result{
+      {"schema", schema::kModel},
+      {"model", modelPath},
+      {"status", toString(tuned->status)},
+      {"message", tuned->message},
+      {"decision", decision},
+      {"baseline_median_s", tuned->baselineMedian},
+      {"tuned_median_s", tuned->median},
+      {"speedup", measured && tuned->median > 0
+                      ? tuned->baselineMedian / tuned->median
+                      : 0.0},
+      {"ratio", tuned->ratio},
+      {"noise", tuned->noise},
+      {"max_error", tuned->maxError},
+      {"winners_kept", std::move(keptIds)},
+      {"winners_dropped", std::move(dropped)},
+      {"baseline_samples_s", std::move(baseSamples)},
+      {"tuned_samples_s", std::move(tunedSamples)},
+      {"seconds", std::chrono::duration<double>(
+                      std::chrono::steady_clock::now() - start)
+                      .count()}};
+  return writeJsonFile(outputPath, std::move(result));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "retune-model: compile the whole model with and without the linked "
+      "winners, check the outputs agree, time both interleaved, drop "
+      "winners that hurt, and write the final tuning spec.\n");
+  return finishTool("retune-model", run(argv[0]));
+}
