@@ -130,7 +130,8 @@ Error tokenize(StringRef src, StringRef fileName, std::vector<Token> &out) {
       continue;
     }
     if ((c == ':' && i + 1 < n && src[i + 1] == ':') ||
-        ((c == '>' || c == '<') && i + 1 < n && src[i + 1] == '=')) {
+        ((c == '>' || c == '<' || c == '=') && i + 1 < n &&
+         (src[i + 1] == '=' || (c == '=' && src[i + 1] == '>')))) {
       i += 2;
       push(TokKind::Punct, b, i);
       continue;
