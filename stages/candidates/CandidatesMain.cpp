@@ -37,6 +37,11 @@ static cl::opt<unsigned> threads("code-threads", cl::init(1),
                                  cl::desc("threads the generated code may use"),
                                  cl::cat(category));
 
+static cl::opt<std::string>
+    skipReason("skip-reason",
+               cl::desc("emit no candidates and record this reason"),
+               cl::cat(category));
+
 /// Removes spec files of an earlier, larger candidate set.
 static void removeStaleSpecs(StringRef dir, unsigned keep) {
   std::error_code ec;
@@ -62,6 +67,11 @@ static Error run() {
 
   CandidateIndex index;
   index.dispatch = entry.id;
+  if (!skipReason.empty()) {
+    index.note = skipReason;
+    removeStaleSpecs(outputDir, 0);
+    return writeJsonFile(outputDir + "/index.json", toJson(index));
+  }
   cpu::CpuSpaceOptions options;
   options.threads = threads;
   auto start = std::chrono::steady_clock::now();

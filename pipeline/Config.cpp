@@ -1,0 +1,209 @@
+//===- Config.cpp - tune.toml, validated ----------------------------------===//
+#include "pipeline/Config.h"
+
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <functional>
+#include <map>
+#include <toml++/toml.h>
+
+using namespace llvm;
+
+namespace retune::pipeline {
+namespace {
+
+/// Reads one table's keys; every key must be claimed by a field.
+class TableReader {
+public:
+  TableReader(StringRef file, StringRef tableName, const toml::table &table)
+      : file(file), tableName(tableName), table(table) {}
+
+  Error unsignedKey(StringRef key, unsigned &out, int64_t min, int64_t max) {
+    claimed.push_back(key.str());
+    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    if (!node)
+      return Error::success();
+    std::optional<int64_t> value = node->value<int64_t>();
+    if (!node->is_integer() || !value || *value < min || *value > max)
+      return bad(*node, key,
+                 formatv("an integer from {0} to {1}", min, max).str());
+    out = static_cast<unsigned>(*value);
+    return Error::success();
+  }
+
+  Error realKey(StringRef key, double &out, double min, double max) {
+    claimed.push_back(key.str());
+    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    if (!node)
+      return Error::success();
+    std::optional<double> value = node->value<double>();
+    if (!(node->is_floating_point() || node->is_integer()) || !value ||
+        *value < min || *value > max)
+      return bad(*node, key, formatv("a number from {0} to {1}", min, max).str());
+    out = *value;
+    return Error::success();
+  }
+
+  Error stringKey(StringRef key, std::string &out,
+                  ArrayRef<StringRef> allowed = {}) {
+    claimed.push_back(key.str());
+    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    if (!node)
+      return Error::success();
+    std::optional<std::string> value = node->value<std::string>();
+    if (!node->is_string() || !value || value->empty())
+      return bad(*node, key, "a non-empty string");
+    if (!allowed.empty() && !llvm::is_contained(allowed, *value))
+      return bad(*node, key, "one of: " + join(allowed, ", "));
+    out = *value;
+    return Error::success();
+  }
+
+  /// Errors for the first key no field claimed.
+  Error rejectUnknown() {
+    for (const auto &[key, node] : table) {
+      std::string name(key.str());
+      if (llvm::is_contained(claimed, name))
+        continue;
+      return makeError(formatv("{0}:{1}: unknown key '{2}' in [{3}]; known "
+                               "keys: {4}",
+                               file, node.source().begin.line, name, tableName,
+                               join(claimed, ", "))
+                           .str());
+    }
+    return Error::success();
+  }
+
+private:
+  Error bad(const toml::node &node, StringRef key, StringRef expected) {
+    return makeError(formatv("{0}:{1}: [{2}] {3} must be {4}", file,
+                             node.source().begin.line, tableName, key, expected)
+                         .str());
+  }
+
+  std::string file, tableName;
+  const toml::table &table;
+  std::vector<std::string> claimed;
+};
+
+using TableParser = std::function<Error(TableReader &, TuneConfig &)>;
+
+const std::map<std::string, TableParser> &tableParsers() {
+  static const std::map<std::string, TableParser> parsers = {
+      {"model",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         if (Error err = r.stringKey("path", c.modelPath))
+           return err;
+         return r.stringKey("entry", c.entry);
+       }},
+      {"backend",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         return r.stringKey("kind", c.backend, {"mlir-cpu"});
+       }},
+      {"tune",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         if (Error err = r.unsignedKey("candidates", c.candidates, 1, 100000))
+           return err;
+         if (Error err = r.unsignedKey("jobs", c.jobs, 0, 1024))
+           return err;
+         if (Error err = r.unsignedKey("threads", c.threads, 1, 1024))
+           return err;
+         if (Error err = r.realKey("min_share", c.minShare, 0, 1))
+           return err;
+         return r.unsignedKey("top_k", c.topK, 0, 100000);
+       }},
+      {"compile",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         if (Error err = r.unsignedKey("timeout_s", c.compileTimeout, 1, 86400))
+           return err;
+         return r.unsignedKey("memory_mb", c.compileMemoryMB, 64, 1 << 24);
+       }},
+      {"bench",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         if (Error err = r.unsignedKey("warmup", c.warmup, 0, 1000))
+           return err;
+         if (Error err = r.unsignedKey("repetitions", c.repetitions, 1, 100000))
+           return err;
+         if (Error err = r.realKey("min_sample_s", c.minSampleSeconds, 0, 60))
+           return err;
+         if (Error err = r.unsignedKey("timeout_s", c.benchTimeout, 1, 86400))
+           return err;
+         return r.unsignedKey("seed", c.seed, 0, 1u << 31);
+       }},
+      {"select",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         return r.realKey("margin", c.margin, 0, 0.9);
+       }},
+  };
+  return parsers;
+}
+
+std::string tableNames() {
+  std::vector<std::string> names;
+  for (const auto &entry : tableParsers())
+    names.push_back("[" + entry.first + "]");
+  return join(names, ", ");
+}
+
+} // namespace
+
+Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
+  toml::parse_result parsed = toml::parse(
+      std::string_view(text.data(), text.size()), std::string(path));
+  if (!parsed) {
+    const toml::parse_error &error = parsed.error();
+    return makeError(formatv("{0}:{1}:{2}: invalid TOML: {3}", path,
+                             error.source().begin.line,
+                             error.source().begin.column,
+                             std::string(error.description()))
+                         .str());
+  }
+  const toml::table &root = parsed.table();
+  TuneConfig config;
+  SmallString<256> absolute(path);
+  sys::fs::make_absolute(absolute);
+  config.configPath = absolute.str().str();
+  for (const auto &[key, node] : root) {
+    std::string name(key.str());
+    auto parser = tableParsers().find(name);
+    if (parser == tableParsers().end())
+      return makeError(formatv("{0}:{1}: unknown table [{2}]; known tables: "
+                               "{3}",
+                               path, node.source().begin.line, name,
+                               tableNames())
+                           .str());
+    const toml::table *table = node.as_table();
+    if (!table)
+      return makeError(formatv("{0}:{1}: '{2}' must be a table ([{2}])", path,
+                               node.source().begin.line, name)
+                           .str());
+    TableReader reader(path, name, *table);
+    if (Error err = parser->second(reader, config))
+      return std::move(err);
+    if (Error err = reader.rejectUnknown())
+      return std::move(err);
+  }
+  if (config.modelPath.empty())
+    return makeError(path + ": [model] path is required (the model file, "
+                            "relative to tune.toml)");
+  if (!sys::path::is_absolute(config.modelPath)) {
+    SmallString<256> model(sys::path::parent_path(config.configPath));
+    sys::path::append(model, config.modelPath);
+    config.modelPath = model.str().str();
+  }
+  return config;
+}
+
+Expected<TuneConfig> loadConfig(StringRef path) {
+  Expected<std::string> text = readFile(path);
+  if (!text)
+    return text.takeError();
+  return parseConfig(*text, path);
+}
+
+} // namespace retune::pipeline

@@ -1,0 +1,65 @@
+//===- Config.h - tune.toml, validated --------------------------*- C++ -*-===//
+//
+// The one place that knows tune.toml's keys, defaults and valid ranges
+// (docs/config.md is the user-facing copy). Unknown keys and bad values are
+// errors that name the file, the line, the key and what is allowed.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_PIPELINE_CONFIG_H
+#define RETUNE_PIPELINE_CONFIG_H
+
+#include "stages/support/LLVM.h"
+
+#include <string>
+
+namespace retune::pipeline {
+
+struct TuneConfig {
+  /// Absolute path of tune.toml itself.
+  std::string configPath;
+
+  // [model]
+  /// Absolute path of the model (relative paths resolve against tune.toml).
+  std::string modelPath;
+  /// Function the whole-model benchmark times; empty: the only one.
+  std::string entry;
+
+  // [backend]
+  std::string backend = "mlir-cpu";
+
+  // [tune]
+  unsigned candidates = 8;
+  /// Depth of the compile pool; 0 means the number of cores.
+  unsigned jobs = 0;
+  /// Threads of the generated code.
+  unsigned threads = 1;
+  /// Dispatches below this share of the model's FLOPs keep the default.
+  double minShare = 0;
+  /// Tune only the K hottest dispatches; 0: all.
+  unsigned topK = 0;
+
+  // [compile]
+  unsigned compileTimeout = 120;
+  unsigned compileMemoryMB = 8192;
+
+  // [bench]
+  unsigned warmup = 2;
+  unsigned repetitions = 10;
+  double minSampleSeconds = 0.002;
+  unsigned benchTimeout = 300;
+  unsigned seed = 1;
+
+  // [select]
+  double margin = 0.02;
+};
+
+/// Parses and validates `path`.
+Expected<TuneConfig> loadConfig(StringRef path);
+
+/// Parses and validates TOML text (`path` is used in messages and to
+/// resolve relative paths).
+Expected<TuneConfig> parseConfig(StringRef text, StringRef path);
+
+} // namespace retune::pipeline
+
+#endif // RETUNE_PIPELINE_CONFIG_H

@@ -1,0 +1,42 @@
+//===- Planner.h - tune.toml + what exists so far -> build.ninja -*- C++ -*-===//
+//
+// The graph grows in phases, each re-plan adding what the previous phase
+// discovered (Ninja rebuilds and reloads build.ninja before anything else):
+//   1. plan + dump (dispatches/index.json is an input of build.ninja);
+//   2. one candidates edge per dispatch (their indexes are inputs too);
+//   3. per candidate one compile and one bench edge, then select, link,
+//      model and report.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_PIPELINE_PLANNER_H
+#define RETUNE_PIPELINE_PLANNER_H
+
+#include "pipeline/Config.h"
+
+#include <string>
+
+namespace retune::pipeline {
+
+struct PlannerPaths {
+  /// The build directory (absolute).
+  std::string buildDir;
+  /// Where the retune tools live.
+  std::string toolDir;
+  /// Where the rule files live.
+  std::string rulesDir;
+};
+
+/// The build.ninja text for `config`, given the records already in the
+/// build directory.
+std::string planManifest(const TuneConfig &config, const PlannerPaths &paths);
+
+/// The compiler identity stamp: changes when the compiler binary, LLVM or
+/// the host CPU change, and only then.
+Expected<std::string> compilerIdentity(const PlannerPaths &paths);
+
+/// Writes build.ninja and compiler.id (each only when changed).
+Error writePlan(const TuneConfig &config, const PlannerPaths &paths);
+
+} // namespace retune::pipeline
+
+#endif // RETUNE_PIPELINE_PLANNER_H

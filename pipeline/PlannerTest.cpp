@@ -1,0 +1,4 @@
+#include "pipeline/Config.h"
+#include "gtest/gtest.h"
+using namespace retune;
+TEST(PlannerTest, Placeholder) {}
