@@ -366,3 +366,40 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
 }
 
 } // namespace retune::iree
+
+namespace retune::iree {
+
+InterleavedOutcome benchInterleaved(const IreeTools &tools,
+                                    const BenchRequest &baseline,
+                                    const BenchRequest &tuned,
+                                    unsigned rounds) {
+  InterleavedOutcome result;
+  auto suffixed = [](BenchRequest request, unsigned round) {
+    std::string suffix = "." + std::to_string(round);
+    request.logPath += suffix;
+    if (!request.jsonPath.empty())
+      request.jsonPath += suffix;
+    return request;
+  };
+  auto append = [](BenchOutcome &into, const BenchOutcome &run) {
+    into.seconds += run.seconds;
+    into.samplesUs.insert(into.samplesUs.end(), run.samplesUs.begin(),
+                          run.samplesUs.end());
+    if (run.status != Status::Ok) {
+      into.status = run.status;
+      into.message = run.message;
+      return false;
+    }
+    return true;
+  };
+  for (unsigned round = 0; round < rounds; ++round) {
+    if (!append(result.baseline,
+                runBenchmark(tools, suffixed(baseline, round))))
+      break;
+    if (!append(result.tuned, runBenchmark(tools, suffixed(tuned, round))))
+      break;
+  }
+  return result;
+}
+
+} // namespace retune::iree

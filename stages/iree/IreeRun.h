@@ -123,6 +123,18 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
                             llvm::ArrayRef<double> baselineBefore,
                             llvm::ArrayRef<double> baselineAfter);
 
+/// The whole model, baseline and tuned builds benchmarked alternately for
+/// `rounds` rounds on the same device (each run uses the request's
+/// repetitions); samples are concatenated per side. Logs and JSON files get a
+/// `.<round>` suffix. Stops at the first failing run, whose status is kept.
+struct InterleavedOutcome {
+  BenchOutcome baseline, tuned;
+};
+InterleavedOutcome benchInterleaved(const IreeTools &tools,
+                                    const BenchRequest &baseline,
+                                    const BenchRequest &tuned,
+                                    unsigned rounds);
+
 /// Indices of `records` best first: Ok records by ratio, failures last.
 std::vector<size_t> rankByRatio(llvm::ArrayRef<BenchRecord> records);
 

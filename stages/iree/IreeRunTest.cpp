@@ -335,3 +335,51 @@ TEST(IreeHot, ByProfile) {
 }
 
 } // namespace
+
+namespace {
+
+TEST_F(IreeFakes, ModelInterleaved) {
+  std::string spec = writeSpec("model_spec.mlir", "// fake-iree: time=900\n" + emitPlaceholderSpec());
+  auto compileModel = [&](const std::string &specPath, llvm::StringRef name) {
+    CompileRequest request;
+    request.input = model;
+    request.specPath = specPath;
+    request.fromExecutableSources = false;
+    request.vmfbPath = path(name.str() + ".vmfb");
+    request.logPath = path(name.str() + ".log");
+    request.flags = {"--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"};
+    request.timeoutSeconds = 120;
+    std::vector<std::string> args = compileArgs(tools.syntax(), request);
+    EXPECT_EQ(std::count(args.begin(), args.end(), "--compile-from=executable-sources"), 0);
+    return compileCandidate(tools, request);
+  };
+  CompileRecord base = compileModel("", "base");
+  CompileRecord tuned = compileModel(spec, "tuned");
+  ASSERT_EQ(base.status, Status::Ok) << base.message;
+  ASSERT_EQ(tuned.status, Status::Ok) << tuned.message;
+  BenchRequest b{base.artifact, "hip://0", 2, "main", {"--input=1x4xf32=0"},
+                 path("b.json"), path("b.log"), 30};
+  BenchRequest t = b;
+  t.vmfbPath = tuned.artifact;
+  t.jsonPath = path("t.json");
+  t.logPath = path("t.log");
+  InterleavedOutcome outcome = benchInterleaved(tools, b, t, 3);
+  ASSERT_EQ(outcome.baseline.status, Status::Ok) << outcome.baseline.message;
+  ASSERT_EQ(outcome.tuned.status, Status::Ok) << outcome.tuned.message;
+  EXPECT_EQ(outcome.baseline.samplesUs.size(), 6u);
+  // --function benchmarks report milliseconds; samples are microseconds.
+  EXPECT_NEAR(median(outcome.baseline.samplesUs), 1000.0, 15.0);
+  EXPECT_NEAR(median(outcome.tuned.samplesUs), 900.0, 15.0);
+}
+
+TEST(IreeSpecFiles, WriteVerifies) {
+  std::string dir = scratchDir("spec");
+  EXPECT_FALSE(static_cast<bool>(writeTuningSpec(dir + "/ok.mlir", emitPlaceholderSpec())));
+  llvm::Error err = writeTuningSpec(dir + "/bad.mlir", "module {\n}\n");
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(llvm::toString(std::move(err)).find("refusing"), std::string::npos);
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/bad.mlir"));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+} // namespace

@@ -483,3 +483,14 @@ Error verifyTuningSpec(StringRef specText, StringRef fileName) {
 }
 
 } // namespace retune::iree
+
+namespace retune::iree {
+
+Error writeTuningSpec(StringRef path, StringRef specText) {
+  if (Error err = verifyTuningSpec(specText, path))
+    return makeError("refusing to write a spec IREE would reject:\n" +
+                     toString(std::move(err)));
+  return writeFileIfChanged(path, specText);
+}
+
+} // namespace retune::iree

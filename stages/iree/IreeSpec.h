@@ -46,6 +46,10 @@ std::string emitPlaceholderSpec();
 /// arguments). Errors are "<file>:<line>: <IREE's message>", one per line.
 llvm::Error verifyTuningSpec(llvm::StringRef specText, llvm::StringRef fileName);
 
+/// Verifies `specText` and writes it to `path` (atomically, only when the
+/// bytes change). Every spec the backend writes goes through this.
+llvm::Error writeTuningSpec(llvm::StringRef path, llvm::StringRef specText);
+
 /// Tile sizes of IREE's llvm-cpu lowering config, one entry per loop
 /// (0 = not tiled at that level). Empty levels are left out.
 struct CpuTileSizes {
