@@ -111,6 +111,10 @@ TEST_F(IreeFakes, FindsToolsAndVersion) {
   ASSERT_FALSE(static_cast<bool>(old));
   EXPECT_NE(llvm::toString(old.takeError()).find("3.6.0 is not supported"),
             std::string::npos);
+  // A pinned release is used without asking the compiler.
+  auto pinned = findIreeTools({"", "", "", RETUNE_FAKES_DIR, "3.12.0rc20260801"}, dir);
+  ASSERT_TRUE(static_cast<bool>(pinned)) << llvm::toString(pinned.takeError());
+  EXPECT_EQ(pinned->version.era, IreeEra::Nightly);
 }
 
 TEST_F(IreeFakes, DumpToProblems) {

@@ -32,6 +32,13 @@ Expected<IreeVersion> parseIreeVersion(StringRef output) {
   // first.
   Regex re("version[ \t]+([0-9]+)\\.([0-9]+)\\.([0-9]+)([^ \t\n@]*)");
   SmallVector<StringRef> m;
+  if (output.contains("version (unknown)"))
+    return makeError("iree-compile does not know its version (a source "
+                     "build?); pin the release with tune.toml's [iree] "
+                     "version = \"3.11.0\"");
+  if (Regex("version[ \t]+20[0-9]{6}\\.").match(output))
+    return makeError("IREE with a date version (before 3.0) is not "
+                     "supported; install IREE 3.8 or newer");
   if (!re.match(output, &m))
     return makeError("cannot read the IREE version from `iree-compile "
                      "--version` output:\n" +
@@ -160,6 +167,14 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths,
   tools.compile = *compile;
   tools.opt = *opt;
   tools.benchmark = *bench;
+  if (!paths.version.empty()) {
+    Expected<IreeVersion> pinned =
+        parseIreeVersion("IREE compiler version " + paths.version);
+    if (!pinned)
+      return pinned.takeError();
+    tools.version = *pinned;
+    return tools;
+  }
   SmallString<256> log(logDir);
   sys::path::append(log, "iree-compile-version.log");
   ChildOutcome outcome = runLimited(tools.compile, {"--version"}, 60, 0, log);

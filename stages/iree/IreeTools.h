@@ -85,6 +85,9 @@ struct IreeTools {
 struct IreeToolPaths {
   std::string compile, opt, benchmark;
   std::string searchDir;
+  /// Pins the release ("3.11.0") instead of asking the compiler; needed for
+  /// source builds, which report "IREE compiler version (unknown)".
+  std::string version;
 };
 
 /// Finds the tools and reads the version by running `iree-compile --version`
