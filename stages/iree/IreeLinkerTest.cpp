@@ -147,3 +147,33 @@ TEST(IreeLinker, IncludeRequiresConsistentArguments) {
 }
 
 } // namespace
+
+namespace {
+
+/// Our spec first, IREE's own gfx942 default spec second (as
+/// MaterializeTuningSpecs orders user and default specs).
+TEST(IreeLinker, MergesWithIreeDefaultSpec) {
+  std::string ours = emitTuningSpec({entryFor(matmulTransposeB(), 2048, "mm")});
+  std::string iree =
+      readTestFile(testdata("fixtures/iree_default_tuning_spec_gfx942.mlir"));
+  LinkResult linked =
+      llvm::cantFail(linkTuningSpecs({{"ours", ours}, {"gfx942", iree}}));
+  EXPECT_EQ(linked.mode, LinkMode::Merge);
+  std::vector<std::string> names;
+  ForeachMatch fm;
+  bool consumed = false;
+  readLinked(linked.text, names, fm, consumed);
+  EXPECT_EQ(names, (std::vector<std::string>{
+                       "apply_op_config", "match_mm", "apply_op_config_0",
+                       "apply_attn_op_config",
+                       "match_attention_2x10x4096x64x64x64_f16",
+                       "match_mmt_2048x1280x5120_f16_f16_f32", "__kernel_config"}));
+  ASSERT_EQ(fm.pairs.size(), 3u);
+  EXPECT_EQ(fm.pairs[0].first, "match_mm");
+  EXPECT_EQ(fm.pairs[1].second, "apply_attn_op_config");
+  EXPECT_EQ(fm.pairs[2], std::make_pair(std::string("match_mmt_2048x1280x5120_f16_f16_f32"),
+                                        std::string("apply_op_config_0")));
+  EXPECT_TRUE(consumed);
+}
+
+} // namespace

@@ -263,6 +263,17 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
   return record;
 }
 
+std::vector<double> baselineFor(const StringMap<std::vector<double>> &perDevice,
+                                StringRef device) {
+  auto it = perDevice.find(device);
+  if (it != perDevice.end() && !it->second.empty())
+    return it->second;
+  std::vector<double> all;
+  for (const auto &entry : perDevice)
+    all.insert(all.end(), entry.getValue().begin(), entry.getValue().end());
+  return all;
+}
+
 std::vector<size_t> rankByRatio(ArrayRef<BenchRecord> records) {
   std::vector<size_t> order(records.size());
   for (size_t i = 0; i < order.size(); ++i)

@@ -135,6 +135,12 @@ InterleavedOutcome benchInterleaved(const IreeTools &tools,
                                     const BenchRequest &tuned,
                                     unsigned rounds);
 
+/// The baseline samples to rank a candidate measured on `device` against:
+/// that device's, or, when it has none, every device's (as amdsharktuner).
+std::vector<double>
+baselineFor(const llvm::StringMap<std::vector<double>> &perDevice,
+            llvm::StringRef device);
+
 /// Indices of `records` best first: Ok records by ratio, failures last.
 std::vector<size_t> rankByRatio(llvm::ArrayRef<BenchRecord> records);
 

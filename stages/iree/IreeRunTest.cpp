@@ -308,6 +308,17 @@ TEST(IreeBenchJson, UnitsAggregatesAndErrors) {
   EXPECT_FALSE(static_cast<bool>(parseBenchmarkJson("no json here", "t")));
 }
 
+TEST(IreeRank, BaselinePerDevice) {
+  llvm::StringMap<std::vector<double>> perDevice;
+  perDevice["hip://0"] = {100, 102};
+  perDevice["hip://1"] = {};
+  perDevice["hip://2"] = {200};
+  EXPECT_EQ(baselineFor(perDevice, "hip://0"), (std::vector<double>{100, 102}));
+  std::vector<double> pooled = baselineFor(perDevice, "hip://1");
+  std::sort(pooled.begin(), pooled.end());
+  EXPECT_EQ(pooled, (std::vector<double>{100, 102, 200}));
+}
+
 TEST(IreeHot, ByFlopsShareAndTopK) {
   std::vector<HotCandidate> candidates = {
       {"a", {"disp_a"}, 100, 1}, {"b", {"disp_b"}, 10, 2}, {"c", {"disp_c"}, 700, 1},
