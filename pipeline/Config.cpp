@@ -2,6 +2,7 @@
 #include "pipeline/Config.h"
 
 #include "stages/support/FileUtil.h"
+#include "stages/support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -44,7 +45,7 @@ public:
     std::optional<double> value = node->value<double>();
     if (!(node->is_floating_point() || node->is_integer()) || !value ||
         *value < min || *value > max)
-      return bad(*node, key, formatv("a number from {0} to {1}", min, max).str());
+      return bad(*node, key, "a number from " + formatNumber(min) + " to " + formatNumber(max));
     out = *value;
     return Error::success();
   }

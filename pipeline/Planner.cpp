@@ -6,6 +6,7 @@
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 #include "stages/support/Records.h"
+#include "stages/support/Text.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
@@ -69,10 +70,10 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p) {
   w.variable("compile_memory", std::to_string(c.compileMemoryMB));
   w.variable("warmup", std::to_string(c.warmup));
   w.variable("repetitions", std::to_string(c.repetitions));
-  w.variable("min_sample", formatv("{0}", c.minSampleSeconds).str());
+  w.variable("min_sample", formatNumber(c.minSampleSeconds));
   w.variable("seed", std::to_string(c.seed));
   w.variable("bench_timeout", std::to_string(c.benchTimeout));
-  w.variable("margin", formatv("{0}", c.margin).str());
+  w.variable("margin", formatNumber(c.margin));
   w.variable("entry_flag", c.entry.empty() ? "" : "--function=" + c.entry);
   w.variable("model_entry_flag", c.entry.empty() ? "" : "--entry=" + c.entry);
   w.blank();

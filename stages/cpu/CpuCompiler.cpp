@@ -94,10 +94,10 @@ public:
   explicit DiagnosticCollector(MLIRContext &context)
       : handler(&context, [this](Diagnostic &diag) {
           llvm::raw_string_ostream os(text);
-          os << diag.getLocation() << ": " << severity(diag) << ": " << diag
-             << "\n";
+          os << where(diag.getLocation()) << ": " << severity(diag) << ": "
+             << diag << "\n";
           for (Diagnostic &note : diag.getNotes())
-            os << note.getLocation() << ": note: " << note << "\n";
+            os << where(note.getLocation()) << ": note: " << note << "\n";
           return success();
         }) {}
   Error error(const Twine &what) {
@@ -106,6 +106,17 @@ public:
   }
 
 private:
+  /// "file:line:col", the form editors and users recognize.
+  static std::string where(Location loc) {
+    if (auto file = loc->findInstanceOf<FileLineColLoc>())
+      return (file.getFilename().getValue() + ":" + Twine(file.getLine()) +
+              ":" + Twine(file.getColumn()))
+          .str();
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    os << loc;
+    return text;
+  }
   static StringRef severity(Diagnostic &diag) {
     switch (diag.getSeverity()) {
     case DiagnosticSeverity::Error:
@@ -128,7 +139,8 @@ Expected<OwningOpRef<ModuleOp>> parseWithDiagnostics(StringRef path,
   OwningOpRef<ModuleOp> module =
       parseSourceString<ModuleOp>(*text, &sharedContext(), path);
   if (!module)
-    return diags.error(path + ": cannot parse");
+    return diags.error(path + ": cannot parse; fix the MLIR at the location "
+                               "below");
   return std::move(module);
 }
 

@@ -115,7 +115,7 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
       {"best_s", s.best},
       {"speedup", s.speedup},
       {"winner", winner ? json::Value(*winner) : json::Value(nullptr)},
-      {"reason", selection->getString("reason").value_or("")},
+      {"reason", selection->getString("reason").value_or("").str()},
       {"note", candidates->note}};
   return s;
 }

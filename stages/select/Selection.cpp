@@ -47,14 +47,14 @@ llvm::json::Value toJson(const Selection &selection, StringRef dispatch,
   for (const auto &[status, n] : selection.statusCounts)
     counts[status] = n;
   llvm::json::Object object{{"schema", schema::kSelect},
-                            {"dispatch", dispatch},
+                            {"dispatch", dispatch.str()},
                             {"ratio", selection.ratio},
                             {"required_margin", selection.requiredMargin},
                             {"reason", selection.reason},
                             {"status_counts", std::move(counts)}};
   if (selection.winner) {
     object["winner"] = *selection.winner;
-    object["spec"] = specPath;
+    object["spec"] = specPath.str();
   } else {
     object["winner"] = nullptr;
     object["spec"] = "";

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# End-to-end tests of `retune plan` + real `ninja tune` on a tiny model.
+# usage: tune_e2e.sh <tool dir> <scratch dir>
+set -u
+tools=$1
+work=$2
+here=$(cd "$(dirname "$0")" && pwd)
+retune=$tools/retune
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+expect_contains() { # <text> <needle> <what>
+  if grep -qF -- "$2" <<<"$1"; then pass "$3"; else fail "$3: no '$2' in:"; echo "$1" | tail -20; fi
+}
+
+# A model repository: the tiny model and a tune.toml with the given extra lines.
+make_repo() { # <dir> <tune.toml body...>
+  rm -rf "$1" && mkdir -p "$1"
+  cp "$here/tiny/model.mlir" "$1/model.mlir"
+  printf '[model]\npath = "model.mlir"\nentry = "forward"\n' >"$1/tune.toml"
+  shift_dir=$1
+  shift
+  printf '%s\n' "$@" >>"$shift_dir/tune.toml"
+}
+
+json_field() { # <file> <python expression on d>
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+rm -rf "$work" && mkdir -p "$work"
+
+echo "== a fresh tune produces a spec and a report"
+repo=$work/repo
+make_repo "$repo" '[tune]' 'candidates = 3' '[bench]' 'repetitions = 3'
+"$retune" plan "$repo/tune.toml" -B "$repo/build" || fail "retune plan"
+out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "ninja tune exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+[ -s "$repo/build/tuning_spec.mlir" ] && pass "tuning_spec.mlir exists" || fail "no tuning_spec.mlir"
+[ -s "$repo/build/report/summary.json" ] && pass "summary.json exists" || fail "no summary.json"
+expect_contains "$out" "retune: tuning summary" "console table printed"
+expect_contains "$(json_field "$repo/build/report/summary.json" 'd["schema"], len(d["dispatches"]), d["model"]["speedup"] > 0')" \
+  "retune.summary/1 2 True" "summary has schema, both dispatches and a model speedup"
+"$tools/retune-compile" --payload "$repo/model.mlir" --spec "$repo/build/tuning_spec.mlir" \
+  --output "$work/check.so" --record "$work/check.json"
+expect_contains "$(cat "$work/check.json")" '"status": "ok"' "the final spec compiles the model"
+
+echo "== a second run does no work"
+out=$(ninja -C "$repo/build" tune 2>&1)
+expect_contains "$out" "no work to do" "second ninja tune is a no-op"
+
+echo "== changing the candidate count redoes only what it affects"
+sed -i 's/candidates = 3/candidates = 4/' "$repo/tune.toml"
+out=$(ninja -C "$repo/build" tune 2>&1)
+grep -q "DUMP" <<<"$out" && fail "dump re-ran" || pass "dump did not re-run"
+compiles=$(grep -c "COMPILE artifacts" <<<"$out")
+benches=$(grep -c "BENCH results" <<<"$out")
+[ "$compiles" -eq 2 ] && pass "one new compile per dispatch" || { fail "$compiles compiles"; echo "$out"; }
+[ "$benches" -eq 2 ] && pass "one new bench per dispatch" || fail "$benches benches"
+
+echo "== crashing, hanging and wrong candidates are records, not failures"
+repo=$work/faults
+make_repo "$repo" '[tune]' 'candidates = 3' '[compile]' 'timeout_s = 3' '[bench]' 'repetitions = 3'
+"$retune" plan "$repo/tune.toml" -B "$repo/build"
+out=$(RETUNE_INJECT_FAULT="crash:/0.spec.mlir,hang:/1.spec.mlir,wrong:/2.spec.mlir" \
+  ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+for id in $(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for x in d["dispatches"])'); do
+  expect_contains "$(json_field "$repo/build/results/$id/0.json" 'd["status"], d["message"]')" "crash" "crash recorded ($id)"
+  expect_contains "$(json_field "$repo/build/results/$id/1.json" 'd["status"]')" "timeout" "hang recorded as timeout ($id)"
+  expect_contains "$(json_field "$repo/build/results/$id/2.json" 'd["status"], d["message"]')" "wrong_result max relative error" "wrong numbers recorded ($id)"
+  expect_contains "$(json_field "$repo/build/best/$id.json" 'd["winner"]')" "None" "no faulty candidate wins ($id)"
+done
+
+echo "== a killed run resumes without redoing finished candidates"
+repo=$work/resume
+make_repo "$repo" '[tune]' 'candidates = 6' '[bench]' 'repetitions = 20' 'min_sample_s = 0.01'
+"$retune" plan "$repo/tune.toml" -B "$repo/build"
+setsid ninja -C "$repo/build" tune >"$work/killed.log" 2>&1 &
+pid=$!
+for _ in $(seq 1 600); do
+  n=$(find "$repo/build/results" -name '*.json' 2>/dev/null | wc -l)
+  [ "$n" -ge 3 ] && break
+  sleep 0.05
+done
+kill -INT -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+done_before=$(find "$repo/build/results" -name '*.json' | sort)
+count_before=$(wc -l <<<"$done_before")
+stamp_before=$(for f in $done_before; do stat -c '%n %Y.%y' "$f"; done)
+if [ "$count_before" -ge 12 ]; then fail "the run finished before it was killed"; fi
+out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the resumed run finishes" || { fail "resume exit $rc"; echo "$out" | tail -20; }
+stamp_after=$(for f in $done_before; do stat -c '%n %Y.%y' "$f"; done)
+[ "$stamp_before" = "$stamp_after" ] && pass "$count_before finished results were kept" || fail "finished results were redone"
+benches=$(grep -c "BENCH results" <<<"$out")
+[ "$benches" -eq $((12 - count_before)) ] && pass "only the $benches missing benches ran" || fail "$benches benches ran after $count_before were done"
+
+echo "== bad input: one clear error, non-zero exit, no partial outputs"
+repo=$work/bad
+make_repo "$repo" '[tune]' 'candidatez = 3'
+err=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "unknown key accepted"
+expect_contains "$err" "tune.toml:5: unknown key 'candidatez' in [tune]" "unknown key named with its line"
+[ -e "$repo/build" ] && fail "build dir created for a bad config" || pass "no build dir for a bad config"
+
+make_repo "$repo" '[bench]' 'repetitions = -1'
+err=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "bad value accepted"
+expect_contains "$err" "tune.toml:5: [bench] repetitions must be an integer from 1" "bad value named with its line"
+
+make_repo "$repo"
+sed -i 's/path = "model.mlir"/path = "missing.mlir"/' "$repo/tune.toml"
+err=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "missing model accepted"
+expect_contains "$err" "missing.mlir: no such file" "missing model named"
+[ -e "$repo/build" ] && fail "build dir created for a missing model" || pass "no build dir for a missing model"
+
+make_repo "$repo"
+sed -i 's/linalg.matmul ins(%x, %w1/linalg.matmul ins(%x %w1/' "$repo/model.mlir"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" || fail "plan of an unparsable model"
+out=$(ninja -C "$repo/build" tune 2>&1) && fail "unparsable model tuned"
+expect_contains "$out" "model.mlir:8:" "parse error names the model line"
+[ -e "$repo/build/dispatches/index.json" ] && fail "partial dispatch index" || pass "no dispatch index for a bad model"
+
+echo
+[ $failures -eq 0 ] && echo "all end-to-end checks passed" || echo "$failures end-to-end checks failed"
+exit $((failures > 0))
