@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Tunes linalg.matmul 1024x1024x1024 f32 with `ninja tune` (one thread), then
+# prints the tuned, default-config and OpenBLAS sgemm GFLOP/s measured in
+# the same process, interleaved, on the same inputs. Bar: tuned >= 0.9x OpenBLAS.
+# usage: bench/cpu/matmul_vs_openblas.sh [build dir of retune, default build/]
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+tools=${1:-$root/build}/bin
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp "$root/bench/cpu/model/model.mlir" "$root/bench/cpu/model/tune.toml" "$work/"
+"$tools/retune" plan "$work/tune.toml" -B "$work/build"
+ninja -C "$work/build" tune >"$work/tune.log" 2>&1 || { cat "$work/tune.log"; exit 1; }
+id=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dispatches"][0]["id"])' \
+  "$work/build/dispatches/index.json")
+winner=$(python3 -c 'import json,sys; w=json.load(open(sys.argv[1]))["winner"]; print("" if w is None else w)' \
+  "$work/build/best/$id.json")
+if [ -z "$winner" ]; then
+  echo "no candidate beat the default config; see $work/build/best/$id.json"
+  exit 1
+fi
+cd "$work/build"
+pin=""
+command -v taskset >/dev/null && pin="taskset -c 0"
+$pin "$tools/retune-matmul-bench" --tuned "artifacts/$id/$winner.json" \
+  --default "artifacts/$id/baseline.json"

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# Installs what Retune needs, builds it, and runs the whole test suite
+# (GoogleTest units and end-to-end `ninja tune` runs) with ctest.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+"$root/scripts/setup.sh"
+"$root/scripts/build.sh"
+ctest --test-dir "$root/build" --output-on-failure -j2
