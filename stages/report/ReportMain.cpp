@@ -59,6 +59,7 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
   times.candidates += candidates->enumerationSeconds;
   std::map<std::string, unsigned> byStatus;
   std::vector<double> baselines;
+  std::map<unsigned, BenchRecord> measured;
   for (const CandidateEntry &c : candidates->candidates) {
     std::string stem = d.id + "/" + std::to_string(c.index) + ".json";
     Expected<CompileRecord> compiled = readRecord<CompileRecord>(
@@ -79,10 +80,12 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
     } else {
       ++s.failed;
     }
+    measured[c.index] = std::move(*bench);
   }
+  // Without a winner: the baseline over every measurement of the dispatch.
   if (!baselines.empty()) {
     std::sort(baselines.begin(), baselines.end());
-    s.baseline = baselines[baselines.size() / 2];
+    s.baseline = s.best = baselines[baselines.size() / 2];
   }
   Expected<json::Value> best =
       readJsonFile(at("best/" + d.id + ".json"), schema::kSelect);
@@ -90,12 +93,13 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
     return best.takeError();
   const json::Object *selection = best->getAsObject();
   std::optional<int64_t> winner = selection->getInteger("winner");
-  double ratio = selection->getNumber("ratio").value_or(1);
-  s.best = s.baseline;
-  if (winner) {
+  if (winner && measured.count(*winner)) {
+    // With one: the winner's own interleaved measurement, both sides.
+    const BenchRecord &w = measured[*winner];
     s.winner = std::to_string(*winner);
-    s.best = s.baseline * ratio;
-    s.speedup = 1 / ratio;
+    s.baseline = w.baselineMedian;
+    s.best = w.median;
+    s.speedup = w.median > 0 ? w.baselineMedian / w.median : 1;
   }
   json::Object counts;
   for (const auto &[status, n] : byStatus)
