@@ -1,0 +1,55 @@
+//===- ContentCache.h - Content-addressed store of stage results -*- C++ -*-===//
+//
+// Stage tools look up expensive work here before doing it. A key is the hash
+// of tagged fields (tool, compiler identity, target, inputs, flags, and for
+// timings the device), built with FieldHasher. An entry is a directory
+// <root>/<key[0:2]>/<key>/ holding named blobs and a manifest with each
+// blob's hash; entries are published with one rename, so concurrent runs
+// never see half an entry, and a blob whose hash does not match is a miss.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_CACHE_CONTENTCACHE_H
+#define RETUNE_CACHE_CONTENTCACHE_H
+
+#include "stages/support/LLVM.h"
+
+#include <map>
+#include <optional>
+#include <string>
+
+namespace retune {
+
+class ContentCache {
+public:
+  /// The cache at `root`; an empty root gives a disabled cache.
+  explicit ContentCache(std::string root) : root(std::move(root)) {}
+
+  /// $RETUNE_CACHE_DIR, else $XDG_CACHE_HOME/retune, else ~/.cache/retune;
+  /// "off" disables it.
+  static std::string defaultRoot();
+
+  bool enabled() const { return !root.empty(); }
+
+  /// The blobs stored under `key`, verified; nullopt on a miss.
+  std::optional<std::map<std::string, std::string>> lookup(StringRef key) const;
+
+  /// Stores `blobs` under `key` (first writer wins; a later store of the
+  /// same key is a no-op).
+  Error store(StringRef key, const std::map<std::string, std::string> &blobs) const;
+
+  /// Number of entries and their total size in bytes.
+  std::pair<uint64_t, uint64_t> stats() const;
+
+  /// Removes every entry.
+  Error clear() const;
+
+  const std::string &path() const { return root; }
+
+private:
+  std::string entryDir(StringRef key) const;
+  std::string root;
+};
+
+} // namespace retune
+
+#endif // RETUNE_CACHE_CONTENTCACHE_H
