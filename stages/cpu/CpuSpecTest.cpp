@@ -3,33 +3,17 @@
 #include "stages/cpu/CpuSpec.h"
 #include "stages/cpu/LinalgProblem.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Testing.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
-#include <cstdlib>
 
 using namespace retune;
 using namespace retune::cpu;
 
 namespace {
-
-Problem matmul() {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = "linalg.matmul";
-  p.loopRanges = {256, 512, 128};
-  p.iteratorTypes = {"parallel", "parallel", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2) -> (d0, d2)>",
-                    "affine_map<(d0, d1, d2) -> (d1, d2)>",
-                    "affine_map<(d0, d1, d2) -> (d0, d1)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "mnk";
-  p.target = "cpu:test";
-  return p;
-}
 
 Problem conv() {
   Problem p;
@@ -49,17 +33,6 @@ Problem conv() {
   return p;
 }
 
-void expectGolden(StringRef name, const std::string &actual) {
-  std::string path =
-      std::string(RETUNE_SOURCE_DIR) + "/stages/cpu/testdata/" + name.str();
-  if (std::getenv("RETUNE_UPDATE_GOLDEN"))
-    ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(path, actual)));
-  Expected<std::string> golden = readFile(path);
-  ASSERT_TRUE(static_cast<bool>(golden)) << toString(golden.takeError());
-  EXPECT_EQ(actual, *golden) << "golden " << path
-                             << " differs (RETUNE_UPDATE_GOLDEN=1 rewrites)";
-}
-
 } // namespace
 
 TEST(CpuSpecTest, MatmulWithEveryKnobMatchesGolden) {
@@ -70,8 +43,8 @@ TEST(CpuSpecTest, MatmulWithEveryKnobMatchesGolden) {
   config.registerTiles = {8, 32, 1};
   config.registerInterchange = {1, 0, 2};
   config.kUnroll = 4;
-  expectGolden("matmul_transposed_b.spec.mlir",
-               emitSpecModule({{"mm", matmul(), config}}, "golden test"));
+  test::expectGolden("stages/cpu/testdata/matmul_transposed_b.spec.mlir",
+               emitSpecModule({{"mm", test::matmulProblem(256, 512, 128, true), config}}, "golden test"));
 }
 
 TEST(CpuSpecTest, ConvolutionMatchesGolden) {
@@ -81,7 +54,7 @@ TEST(CpuSpecTest, ConvolutionMatchesGolden) {
   config.registerTiles = {1, 1, 14, 16, 1, 1, 1};
   config.decompose = true;
   config.outerInterchange = {};
-  expectGolden("conv.spec.mlir",
+  test::expectGolden("stages/cpu/testdata/conv.spec.mlir",
                emitSpecModule({{"conv", conv(), config}}));
 }
 

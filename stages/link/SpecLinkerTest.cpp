@@ -3,6 +3,7 @@
 #include "stages/cpu/CpuCompiler.h"
 #include "stages/cpu/CpuSpec.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Testing.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
@@ -10,21 +11,6 @@
 using namespace retune;
 
 namespace {
-Problem matmul(int64_t m, int64_t n, int64_t k) {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = "linalg.matmul";
-  p.loopRanges = {m, n, k};
-  p.iteratorTypes = {"parallel", "parallel", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2) -> (d0, d2)>",
-                    "affine_map<(d0, d1, d2) -> (d2, d1)>",
-                    "affine_map<(d0, d1, d2) -> (d0, d1)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "mnk";
-  return p;
-}
-
 cpu::CpuConfig registerOnly(int64_t mr, int64_t nr) {
   cpu::CpuConfig c;
   c.outerTiles = {0, 0, 0};
@@ -54,7 +40,7 @@ TEST_F(SpecLinkerTest, ClashingNamesGetSuffixesAndOrderIsKept) {
   for (int64_t size : {64, 128, 256})
     paths.push_back(write(
         "s" + std::to_string(size) + ".mlir",
-        cpu::emitSpecModule({{"x", matmul(size, size, size), registerOnly(8, 16)}})));
+        cpu::emitSpecModule({{"x", test::matmulProblem(size, size, size), registerOnly(8, 16)}})));
   Expected<std::string> linked = link::linkSpecs(paths, "test");
   ASSERT_TRUE(static_cast<bool>(linked)) << toString(linked.takeError());
   for (StringRef name : {"@match_x(", "@match_x_1(", "@match_x_2(",

@@ -1,40 +1,26 @@
 #include "stages/support/Problem.h"
 
-#include "gtest/gtest.h"
+#include "stages/support/Testing.h"
 
 using namespace retune;
 
-static Problem matmul(int64_t m, int64_t n, int64_t k) {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = "linalg.matmul";
-  p.loopRanges = {m, n, k};
-  p.iteratorTypes = {"parallel", "parallel", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2) -> (d0, d2)>",
-                    "affine_map<(d0, d1, d2) -> (d2, d1)>",
-                    "affine_map<(d0, d1, d2) -> (d0, d1)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "mnk";
-  p.target = "cpu:test";
-  return p;
-}
+using retune::test::matmulProblem;
 
 TEST(ProblemTest, IdDependsOnIdentifyingFieldsOnly) {
-  Problem a = matmul(64, 64, 64), b = matmul(64, 64, 64);
+  Problem a = matmulProblem(64, 64, 64), b = matmulProblem(64, 64, 64);
   EXPECT_EQ(a.stableId(), b.stableId());
   b.loopRanges[2] = 128;
   EXPECT_NE(a.stableId(), b.stableId());
-  Problem c = matmul(64, 64, 64);
+  Problem c = matmulProblem(64, 64, 64);
   c.indexingMaps[1] = "affine_map<(d0, d1, d2) -> (d1, d2)>";
   EXPECT_NE(a.stableId(), c.stableId());
-  Problem d = matmul(64, 64, 64);
+  Problem d = matmulProblem(64, 64, 64);
   d.target = "cpu:other";
   EXPECT_NE(a.stableId(), d.stableId());
 }
 
 TEST(ProblemTest, FlopsAndRoles) {
-  Problem p = matmul(8, 16, 32);
+  Problem p = matmulProblem(8, 16, 32);
   EXPECT_DOUBLE_EQ(p.flops(), 2.0 * 8 * 16 * 32);
   EXPECT_EQ(p.extentOf('m'), 8);
   EXPECT_EQ(p.extentOf('k'), 32);
@@ -43,7 +29,7 @@ TEST(ProblemTest, FlopsAndRoles) {
 }
 
 TEST(ProblemTest, JsonRoundTrip) {
-  Problem p = matmul(8, 16, 32);
+  Problem p = matmulProblem(8, 16, 32);
   Expected<Problem> back = problemFromJson(toJson(p));
   ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
   EXPECT_EQ(back->stableId(), p.stableId());
