@@ -28,6 +28,14 @@ public:
   /// "off" disables it.
   static std::string defaultRoot();
 
+  /// The root a tool's --cache-dir option selects: empty means the default,
+  /// "off" disables the cache.
+  static std::string rootFor(StringRef option) {
+    if (option.empty())
+      return defaultRoot();
+    return option == "off" ? "" : option.str();
+  }
+
   bool enabled() const { return !root.empty(); }
 
   /// The blobs stored under `key`, verified; nullopt on a miss.

@@ -7,12 +7,16 @@
 // becomes a record, not a failed build.
 //
 //===----------------------------------------------------------------------===//
+#include "cache/CacheKeys.h"
+#include "cache/ContentCache.h"
 #include "stages/bench/Measure.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Subprocess.h"
+#include "stages/support/Text.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 
@@ -49,6 +53,11 @@ static cl::opt<unsigned> seed("seed", cl::init(1),
 static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(300),
                                         cl::desc("seconds before the bench is killed"),
                                         cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
+                      "else ~/.cache/retune; 'off' disables it)"),
+             cl::cat(category));
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: measure in this process"));
 
@@ -113,6 +122,57 @@ static Error writeFailure(Status status, const Twine &message,
   return writeJsonFile(outputPath, toJson(record));
 }
 
+/// Timings belong to this device and these exact binaries and settings.
+static std::string benchKey(const char *argv0, const CompileRecord &baseline,
+                            const CompileRecord &candidate) {
+  return hostKey("bench", argv0)
+      .add("candidate", candidate.artifactHash)
+      .add("baseline", baseline.artifactHash)
+      .add("function", functionName.getValue())
+      .add("warmup", warmup.getValue())
+      .add("repetitions", repetitions.getValue())
+      .add("min-sample", formatNumber(minSample))
+      .add("seed", seed.getValue())
+      .hex(16);
+}
+
+/// Replays a cached measurement; false when the entry is unusable.
+static bool replay(const ContentCache &cache, StringRef key) {
+  auto entry = cache.lookup(key);
+  if (!entry || !entry->count("record.json"))
+    return false;
+  Expected<json::Value> value = json::parse(entry->at("record.json"));
+  Expected<BenchRecord> record =
+      value ? benchRecordFromJson(*value) : Expected<BenchRecord>(value.takeError());
+  if (!record) {
+    consumeError(record.takeError());
+    return false;
+  }
+  record->cached = true;
+  if (Error err = writeJsonFile(outputPath, toJson(*record))) {
+    consumeError(std::move(err));
+    return false;
+  }
+  return true;
+}
+
+/// Remembers checked outcomes (ok, wrong result); crashes and timeouts of a
+/// measurement may not repeat, so they are measured again next time.
+static void remember(const ContentCache &cache, StringRef key) {
+  Expected<BenchRecord> record =
+      readRecord<BenchRecord>(outputPath, schema::kBench, benchRecordFromJson);
+  if (!record) {
+    consumeError(record.takeError());
+    return;
+  }
+  if (record->status != Status::Ok && record->status != Status::WrongResult)
+    return;
+  consumeError(cache.store(key, {{"record.json",
+                                  formatv("{0}", toJson(*record)).str()}}));
+}
+
+static Error measureInChild(const char *argv0);
+
 static Error runParent(const char *argv0) {
   Expected<CompileRecord> baseline = readCompileRecord(baselinePath);
   if (!baseline)
@@ -125,7 +185,21 @@ static Error runParent(const char *argv0) {
   if (baseline->status != Status::Ok)
     return writeFailure(Status::BenchError,
                         "the baseline did not compile: " + baseline->message);
+  ContentCache cache(ContentCache::rootFor(cacheDir));
+  std::string key;
+  if (cache.enabled()) {
+    key = benchKey(argv0, *baseline, *candidate);
+    if (replay(cache, key))
+      return Error::success();
+  }
+  if (Error err = measureInChild(argv0))
+    return err;
+  if (!key.empty())
+    remember(cache, key);
+  return Error::success();
+}
 
+static Error measureInChild(const char *argv0) {
   sys::fs::remove(outputPath);
   std::vector<std::string> args = {
       "--child",

@@ -7,6 +7,8 @@
 // becomes a record with its reason and exit status 0.
 //
 //===----------------------------------------------------------------------===//
+#include "cache/CacheKeys.h"
+#include "cache/ContentCache.h"
 #include "stages/cpu/CpuCompiler.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
@@ -19,6 +21,7 @@
 #include "llvm/Support/Path.h"
 
 #include <cstdlib>
+#include <map>
 
 using namespace llvm;
 using namespace retune;
@@ -45,6 +48,11 @@ static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(120),
 static cl::opt<unsigned> memoryMB("memory-mb", cl::init(8192),
                                   cl::desc("memory limit of the compile (MiB)"),
                                   cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
+                      "else ~/.cache/retune; 'off' disables it)"),
+             cl::cat(category));
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: do the work in this process"));
 
@@ -96,7 +104,98 @@ static Error runChild() {
   return writeJsonFile(record, toJson(compiled));
 }
 
+static Error compileInChild(const char *argv0);
+
+/// The cache key of this compile: tool, LLVM, host, inputs and flags.
+static Expected<std::string> compileKey(const char *argv0) {
+  Expected<std::string> payload = readFile(payloadPath);
+  if (!payload)
+    return payload.takeError();
+  std::string specHash;
+  if (!specPath.empty()) {
+    Expected<std::string> spec = readFile(specPath);
+    if (!spec)
+      return spec.takeError();
+    specHash = blake3Hex(*spec);
+  }
+  return hostKey("compile", argv0)
+      .add("payload", blake3Hex(*payload))
+      .add("spec", specHash)
+      .add("code-threads", threads.getValue())
+      .hex(16);
+}
+
+/// Replays a cached compile into this build's output paths.
+static Error restore(const std::map<std::string, std::string> &entry) {
+  auto record = entry.find("record.json");
+  if (record == entry.end())
+    return makeError("cache entry without a record");
+  Expected<json::Value> value = json::parse(record->second);
+  if (!value)
+    return value.takeError();
+  Expected<CompileRecord> compiled = compileRecordFromJson(*value);
+  if (!compiled)
+    return compiled.takeError();
+  compiled->cached = true;
+  auto artifact = entry.find("artifact.so");
+  if (artifact != entry.end()) {
+    compiled->artifact = outputPath;
+    if (Error err = writeFileAtomic(outputPath, artifact->second))
+      return err;
+  }
+  return writeJsonFile(recordPath, toJson(*compiled));
+}
+
+/// Stores this build's outcome; timeouts may pass next time, so they are
+/// not remembered.
+static void remember(const ContentCache &cache, StringRef key) {
+  Expected<CompileRecord> record = readRecord<CompileRecord>(
+      recordPath, schema::kCompile, compileRecordFromJson);
+  if (!record || record->status == Status::Timeout) {
+    if (!record)
+      consumeError(record.takeError());
+    return;
+  }
+  std::map<std::string, std::string> entry;
+  entry["record.json"] = formatv("{0}", toJson(*record)).str();
+  if (record->status == Status::Ok) {
+    Expected<std::string> artifact = readFile(outputPath);
+    if (!artifact) {
+      consumeError(artifact.takeError());
+      return;
+    }
+    entry["artifact.so"] = std::move(*artifact);
+  }
+  // A full disk must not fail the build: the cache is an optimization.
+  consumeError(cache.store(key, entry));
+}
+
 static Error runParent(const char *argv0) {
+  // Injected faults must really happen: they bypass the cache.
+  ContentCache cache(faultFor(specPath).empty()
+                         ? ContentCache::rootFor(cacheDir)
+                         : "");
+  std::string key;
+  if (cache.enabled() && sys::fs::exists(payloadPath)) {
+    Expected<std::string> computed = compileKey(argv0);
+    if (!computed)
+      return computed.takeError();
+    key = *computed;
+    if (auto entry = cache.lookup(key)) {
+      if (Error err = restore(*entry))
+        consumeError(std::move(err)); // a bad entry: compile instead
+      else
+        return Error::success();
+    }
+  }
+  if (Error err = compileInChild(argv0))
+    return err;
+  if (!key.empty())
+    remember(cache, key);
+  return Error::success();
+}
+
+static Error compileInChild(const char *argv0) {
   std::vector<std::string> args = {"--child", "--payload=" + payloadPath,
                                    "--output=" + outputPath,
                                    "--record=" + recordPath,

@@ -267,6 +267,7 @@ json::Value toJson(const CompileRecord &record) {
                       {"message", record.message},
                       {"artifact", record.artifact},
                       {"artifact_hash", record.artifactHash},
+                      {"cached", record.cached},
                       {"seconds", record.seconds}};
 }
 
@@ -277,6 +278,8 @@ Expected<CompileRecord> compileRecordFromJson(const json::Value &v) {
   record.message = reader.str("message", false);
   record.artifact = reader.str("artifact", false);
   record.artifactHash = reader.str("artifact_hash", false);
+  if (reader.object)
+    record.cached = reader.object->getBoolean("cached").value_or(false);
   record.seconds = reader.num("seconds", false);
   if (Error err = reader.take())
     return std::move(err);
@@ -301,6 +304,7 @@ json::Value toJson(const BenchRecord &record) {
                       {"noise", record.noise},
                       {"max_error", record.maxError},
                       {"seconds", record.seconds},
+                      {"cached", record.cached},
                       {"samples_s", toArray(record.samples)},
                       {"baseline_samples_s", toArray(record.baselineSamples)}};
 }
@@ -317,6 +321,8 @@ Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
   record.maxError = reader.num("max_error", false);
   record.seconds = reader.num("seconds", false);
   record.samples = reader.nums("samples_s");
+  if (reader.object)
+    record.cached = reader.object->getBoolean("cached").value_or(false);
   record.baselineSamples = reader.nums("baseline_samples_s");
   if (Error err = reader.take())
     return std::move(err);

@@ -87,6 +87,8 @@ struct CompileRecord {
   std::string artifact;
   std::string artifactHash;
   double seconds = 0;
+  /// Replayed from the content-addressed cache instead of compiled.
+  bool cached = false;
   std::vector<FuncSignature> functions;
 };
 
@@ -104,6 +106,8 @@ struct BenchRecord {
   double noise = 0;
   double maxError = 0;
   double seconds = 0;
+  /// Replayed from the content-addressed cache instead of measured.
+  bool cached = false;
 };
 
 llvm::json::Value toJson(const DispatchIndex &index);

@@ -31,6 +31,7 @@ json_field() { # <file> <python expression on d>
 rm -rf "$work" && mkdir -p "$work"
 
 echo "== a fresh tune produces a spec and a report"
+export RETUNE_CACHE_DIR=$work/cache
 repo=$work/repo
 make_repo "$repo" '[tune]' 'candidates = 3' '[bench]' 'repetitions = 3'
 "$retune" plan "$repo/tune.toml" -B "$repo/build" || fail "retune plan"
@@ -44,6 +45,15 @@ expect_contains "$(json_field "$repo/build/report/summary.json" 'd["schema"], le
 "$tools/retune-compile" --payload "$repo/model.mlir" --spec "$repo/build/tuning_spec.mlir" \
   --output "$work/check.so" --record "$work/check.json"
 expect_contains "$(cat "$work/check.json")" '"status": "ok"' "the final spec compiles the model"
+
+echo "== a fresh build directory with a warm cache replays"
+"$retune" plan "$repo/tune.toml" -B "$repo/build2"
+out=$(ninja -C "$repo/build2" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "replayed run exits 0" || { fail "replay exit $rc"; echo "$out" | tail -20; }
+uncached=$(grep -L '"cached": true' "$repo"/build2/artifacts/*/*.json "$repo"/build2/results/*/*.json | wc -l)
+[ "$uncached" -eq 0 ] && pass "every compile and bench came from the cache" || fail "$uncached records were not cached"
+cmp -s "$repo/build/tuning_spec.mlir" "$repo/build2/tuning_spec.mlir" \
+  && pass "the replayed spec is the same" || fail "the replayed spec differs"
 
 echo "== a second run does no work"
 out=$(ninja -C "$repo/build" tune 2>&1)
@@ -59,6 +69,7 @@ benches=$(grep -c "BENCH results" <<<"$out")
 [ "$benches" -eq 2 ] && pass "one new bench per dispatch" || fail "$benches benches"
 
 echo "== crashing, hanging and wrong candidates are records, not failures"
+export RETUNE_CACHE_DIR=$work/cache-faults
 repo=$work/faults
 make_repo "$repo" '[tune]' 'candidates = 3' '[compile]' 'timeout_s = 3' '[bench]' 'repetitions = 3'
 "$retune" plan "$repo/tune.toml" -B "$repo/build"
@@ -73,6 +84,7 @@ for id in $(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for
 done
 
 echo "== a killed run resumes without redoing finished candidates"
+export RETUNE_CACHE_DIR=off
 repo=$work/resume
 make_repo "$repo" '[tune]' 'candidates = 6' '[bench]' 'repetitions = 20' 'min_sample_s = 0.01'
 "$retune" plan "$repo/tune.toml" -B "$repo/build"
