@@ -1,6 +1,7 @@
 //===- Config.cpp - tune.toml, validated ----------------------------------===//
 #include "pipeline/Config.h"
 
+#include "stages/gpu/Options.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Text.h"
 
@@ -11,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <sstream>
 #include <toml++/toml.h>
 
 using namespace llvm;
@@ -65,6 +67,32 @@ public:
     return Error::success();
   }
 
+  /// An array of strings; `nonEmpty` also rejects `[]`.
+  Error stringListKey(StringRef key, std::vector<std::string> &out,
+                      bool nonEmpty = false) {
+    claimed.push_back(key.str());
+    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    if (!node)
+      return Error::success();
+    const toml::array *array = node->as_array();
+    std::vector<std::string> values;
+    if (array)
+      for (const toml::node &element : *array) {
+        std::optional<std::string> value = element.value<std::string>();
+        if (!element.is_string() || !value || value->empty()) {
+          array = nullptr;
+          break;
+        }
+        values.push_back(*value);
+      }
+    if (!array || (nonEmpty && values.empty()))
+      return bad(*node, key,
+                 nonEmpty ? "a non-empty array of non-empty strings"
+                          : "an array of non-empty strings");
+    out = std::move(values);
+    return Error::success();
+  }
+
   /// Errors for the first key no field claimed.
   Error rejectUnknown() {
     for (const auto &[key, node] : table) {
@@ -104,7 +132,37 @@ const std::map<std::string, TableParser> &tableParsers() {
        }},
       {"backend",
        [](TableReader &r, TuneConfig &c) -> Error {
-         return r.stringKey("kind", c.backend, {"mlir-cpu"});
+         return r.stringKey("kind", c.backend, {"mlir-cpu", "iree"});
+       }},
+      {"iree",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         IreeConfig &i = c.iree;
+         for (auto [key, field] :
+              {std::pair<StringRef, std::string *>{"iree_compile", &i.compile},
+               {"iree_opt", &i.opt},
+               {"iree_benchmark_module", &i.benchmark},
+               {"tools_dir", &i.toolsDir},
+               {"version", &i.version},
+               {"profile", &i.profile}})
+           if (Error err = r.stringKey(key, *field))
+             return err;
+         if (Error err = r.stringListKey("compile_flags", i.compileFlags))
+           return err;
+         if (Error err = r.stringListKey("benchmark_flags", i.benchmarkFlags))
+           return err;
+         if (Error err = r.stringListKey("devices", i.devices, true))
+           return err;
+         if (Error err = r.unsignedKey("repetitions", i.repetitions, 1, 1000))
+           return err;
+         if (Error err = r.unsignedKey("model_rounds", i.modelRounds, 1, 100))
+           return err;
+         if (Error err = r.unsignedKey("dump_timeout_s", i.dumpTimeout, 1, 86400))
+           return err;
+         // The same hot-dispatch policy as [tune]; checked for conflicts
+         // in checkBackendTables.
+         if (Error err = r.realKey("min_share", c.minShare, 0, 1))
+           return err;
+         return r.unsignedKey("top_k", c.topK, 0, 100000);
        }},
       {"tune",
        [](TableReader &r, TuneConfig &c) -> Error {
@@ -145,10 +203,71 @@ const std::map<std::string, TableParser> &tableParsers() {
 }
 
 std::string tableNames() {
-  std::vector<std::string> names;
+  std::vector<std::string> names = {"[gpu]"};
   for (const auto &entry : tableParsers())
     names.push_back("[" + entry.first + "]");
+  llvm::sort(names);
   return join(names, ", ");
+}
+
+unsigned lineOf(const toml::node &node) { return node.source().begin.line; }
+
+/// `[gpu]` is read by stages/gpu (the one place that knows its keys); we keep
+/// the validated table as TOML text for the candidates stage.
+Error readGpuTable(StringRef text, StringRef path, const toml::node &node,
+                   TuneConfig &config) {
+  if (!node.is_table())
+    return makeError(formatv("{0}:{1}: 'gpu' must be a table ([gpu])", path,
+                             lineOf(node))
+                         .str());
+  if (Expected<gpu::GpuSearchOptions> options =
+          gpu::parseGpuOptionsText(text, path);
+      !options)
+    return options.takeError();
+  toml::table wrapper;
+  wrapper.insert("gpu", *node.as_table());
+  std::ostringstream os;
+  os << wrapper << "\n";
+  config.gpuTable = os.str();
+  return Error::success();
+}
+
+/// [iree] and [gpu] only mean something to the iree backend, and the
+/// hot-dispatch policy may be set in [tune] or [iree], not both.
+Error checkBackendTables(const toml::table &root, StringRef path,
+                         const TuneConfig &config) {
+  for (StringRef name : {"iree", "gpu"}) {
+    const toml::node *table = root.get(std::string_view(name.data(), name.size()));
+    if (table && config.backend != "iree")
+      return makeError(formatv("{0}:{1}: [{2}] is only used by [backend] kind "
+                               "= \"iree\" (this config uses \"{3}\"); remove "
+                               "the table or change the backend",
+                               path, lineOf(*table), name, config.backend)
+                           .str());
+  }
+  const toml::table *iree = root["iree"].as_table();
+  const toml::table *tune = root["tune"].as_table();
+  if (!iree || !tune)
+    return Error::success();
+  for (const char *key : {"min_share", "top_k"})
+    if (const toml::node *node = iree->get(key); node && tune->get(key))
+      return makeError(formatv("{0}:{1}: [iree] {2} is also set in [tune] "
+                               "(line {3}); set it in one place",
+                               path, lineOf(*node), key,
+                               lineOf(*tune->get(key)))
+                           .str());
+  return Error::success();
+}
+
+/// Relative paths in tune.toml are relative to tune.toml's folder; bare
+/// tool names (no '/') stay names.
+void resolveRelative(std::string &path, StringRef base, bool keepBareNames) {
+  if (path.empty() || sys::path::is_absolute(path) ||
+      (keepBareNames && !StringRef(path).contains('/')))
+    return;
+  SmallString<256> absolute(base);
+  sys::path::append(absolute, path);
+  path = absolute.str().str();
 }
 
 } // namespace
@@ -171,6 +290,11 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
   config.configPath = absolute.str().str();
   for (const auto &[key, node] : root) {
     std::string name(key.str());
+    if (name == "gpu") {
+      if (Error err = readGpuTable(text, path, node, config))
+        return std::move(err);
+      continue;
+    }
     auto parser = tableParsers().find(name);
     if (parser == tableParsers().end())
       return makeError(formatv("{0}:{1}: unknown table [{2}]; known tables: "
@@ -189,6 +313,8 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
     if (Error err = reader.rejectUnknown())
       return std::move(err);
   }
+  if (Error err = checkBackendTables(root, path, config))
+    return std::move(err);
   if (config.modelPath.empty())
     return makeError(path + ": [model] path is required (the model file, "
                             "relative to tune.toml)");
@@ -197,6 +323,12 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
     sys::path::append(model, config.modelPath);
     config.modelPath = model.str().str();
   }
+  StringRef base = sys::path::parent_path(config.configPath);
+  resolveRelative(config.iree.profile, base, false);
+  resolveRelative(config.iree.toolsDir, base, false);
+  for (std::string *tool : {&config.iree.compile, &config.iree.opt,
+                            &config.iree.benchmark})
+    resolveRelative(*tool, base, true);
   return config;
 }
 

@@ -11,8 +11,31 @@
 #include "stages/support/LLVM.h"
 
 #include <string>
+#include <vector>
 
 namespace retune::pipeline {
+
+/// The `[iree]` table: how to run IREE's tools for `[backend] kind = "iree"`.
+struct IreeConfig {
+  /// Tool paths; empty ones are searched in `toolsDir`, then on PATH.
+  std::string compile, opt, benchmark, toolsDir;
+  /// Pins the IREE release instead of asking `iree-compile --version`.
+  std::string version;
+  /// Flags that compile the model for its target (also used for candidates).
+  std::vector<std::string> compileFlags;
+  /// The user's iree-benchmark-module flags for the whole model (inputs).
+  std::vector<std::string> benchmarkFlags;
+  /// One depth-1 pool per device; benches are assigned round-robin.
+  std::vector<std::string> devices = {"hip://0"};
+  /// --benchmark_repetitions of every IREE benchmark.
+  unsigned repetitions = 5;
+  /// Baseline/tuned alternations of the whole-model benchmark.
+  unsigned modelRounds = 3;
+  /// Absolute path of a profile weighting dispatches by time; empty: FLOPs.
+  std::string profile;
+  /// Seconds the dump (a whole-model compile) may take.
+  unsigned dumpTimeout = 1800;
+};
 
 struct TuneConfig {
   /// Absolute path of tune.toml itself.
@@ -51,6 +74,12 @@ struct TuneConfig {
 
   // [select]
   double margin = 0.02;
+
+  // [iree] (backend "iree" only)
+  IreeConfig iree;
+  /// The validated `[gpu]` table re-serialized as TOML (`[gpu]` header
+  /// included) for retune-iree-candidates; empty when tune.toml has none.
+  std::string gpuTable;
 };
 
 /// Parses and validates `path`.

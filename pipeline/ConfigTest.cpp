@@ -108,3 +108,68 @@ TEST(ConfigTest, ModelIsRequired) {
   EXPECT_NE(errorOf("[tune]\ncandidates = 2\n").find("[model] path is required"),
             std::string::npos);
 }
+
+TEST(ConfigTest, IreeAndGpuTables) {
+  Expected<TuneConfig> config = parseConfig(R"toml(
+[model]
+path = "model.mlir"
+[backend]
+kind = "iree"
+[iree]
+iree_compile = "bin/iree-compile"
+iree_opt = "iree-opt"
+tools_dir = "tools"
+version = "3.11.0"
+compile_flags = ["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"]
+benchmark_flags = ["--input=1xf32"]
+devices = ["hip://0", "hip://1"]
+repetitions = 4
+model_rounds = 2
+dump_timeout_s = 60
+profile = "profile.txt"
+min_share = 0.05
+top_k = 3
+[gpu]
+order = "shuffle"
+seed = 7
+)toml",
+                                            "/repo/tune.toml");
+  ASSERT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
+  const IreeConfig &i = config->iree;
+  EXPECT_EQ(config->backend, "iree");
+  EXPECT_EQ(i.compile, "/repo/bin/iree-compile");
+  EXPECT_EQ(i.opt, "iree-opt"); // a bare name: looked up on PATH
+  EXPECT_EQ(i.toolsDir, "/repo/tools");
+  EXPECT_EQ(i.profile, "/repo/profile.txt");
+  EXPECT_EQ(i.devices, (std::vector<std::string>{"hip://0", "hip://1"}));
+  EXPECT_EQ(i.compileFlags.size(), 2u);
+  EXPECT_EQ(i.repetitions, 4u);
+  EXPECT_EQ(i.modelRounds, 2u);
+  EXPECT_EQ(i.dumpTimeout, 60u);
+  EXPECT_DOUBLE_EQ(config->minShare, 0.05);
+  EXPECT_EQ(config->topK, 3u);
+  EXPECT_NE(config->gpuTable.find("[gpu]"), std::string::npos);
+  EXPECT_NE(config->gpuTable.find("shuffle"), std::string::npos);
+}
+
+TEST(ConfigTest, IreeErrorsNameFileLineAndKey) {
+  std::string head = "[model]\npath = \"m.mlir\"\n[backend]\nkind = \"iree\"\n";
+  EXPECT_EQ(errorOf(head + "[iree]\ndevices = []\n"),
+            "/repo/tune.toml:6: [iree] devices must be a non-empty array of "
+            "non-empty strings");
+  EXPECT_EQ(errorOf(head + "[iree]\ncompile_flags = [\"a\", 3]\n"),
+            "/repo/tune.toml:6: [iree] compile_flags must be an array of "
+            "non-empty strings");
+  EXPECT_NE(errorOf(head + "[iree]\ndevice = [\"hip://0\"]\n")
+                .find("/repo/tune.toml:6: unknown key 'device' in [iree]"),
+            std::string::npos);
+  EXPECT_NE(errorOf(head + "[gpu]\norder = \"best\"\n").find("/repo/tune.toml:6"),
+            std::string::npos);
+  EXPECT_EQ(errorOf(head + "[tune]\ntop_k = 2\n[iree]\ntop_k = 3\n"),
+            "/repo/tune.toml:8: [iree] top_k is also set in [tune] (line 6); "
+            "set it in one place");
+  EXPECT_NE(errorOf("[model]\npath = \"m.mlir\"\n[iree]\nrepetitions = 2\n")
+                .find("/repo/tune.toml:3: [iree] is only used by [backend] "
+                      "kind = \"iree\""),
+            std::string::npos);
+}

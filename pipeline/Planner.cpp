@@ -1,6 +1,7 @@
 //===- Planner.cpp - tune.toml + what exists so far -> build.ninja --------===//
 #include "pipeline/Planner.h"
 
+#include "pipeline/IreePlan.h"
 #include "pipeline/NinjaWriter.h"
 #include "stages/cpu/CpuHost.h"
 #include "stages/support/FileUtil.h"
@@ -76,22 +77,27 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p) {
   w.variable("margin", formatNumber(c.margin));
   w.variable("entry_flag", c.entry.empty() ? "" : "--function=" + c.entry);
   w.variable("model_entry_flag", c.entry.empty() ? "" : "--entry=" + c.entry);
+  w.variable("backend", c.backend);
+  if (c.backend == "iree")
+    writeIreeHeader(w, c);
   w.blank();
   unsigned jobs = c.jobs ? c.jobs : hardware_concurrency().compute_thread_count();
   w.pool("compile", std::max(1u, jobs));
   // The CPU is the device: one measurement at a time.
-  w.pool("device_cpu", 1);
+  if (c.backend != "iree")
+    w.pool("device_cpu", 1);
   w.include(joinPath(p.rulesDir, "common.ninja"));
   w.include(joinPath(p.rulesDir, c.backend + ".ninja"));
   w.blank();
 }
 
-/// Edges of one dispatch's candidates; returns its best/<id>.json.
+/// Edges of one dispatch's candidates (mlir-cpu); returns its best/<id>.json.
 std::string writeCandidateEdges(NinjaWriter &w, const DispatchEntry &d,
                                 const CandidateIndex &index,
-                                std::vector<std::string> &compileRecords,
-                                std::vector<std::string> &benchEdges,
-                                std::vector<std::string> &reportInputs) {
+                                CandidateGraph &graph) {
+  std::vector<std::string> &compileRecords = graph.compileRecords;
+  std::vector<std::string> &benchEdges = graph.benches;
+  std::vector<std::string> &reportInputs = graph.reportInputs;
   std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
   std::string candidatesIndex = "candidates/" + d.id + "/index.json";
   std::string baseline = "artifacts/" + d.id + "/baseline.json";
@@ -125,6 +131,29 @@ std::string writeCandidateEdges(NinjaWriter &w, const DispatchEntry &d,
   return best;
 }
 
+/// The candidates edge of one dispatch; the iree one also reads the
+/// dispatch file (its GPU target) and the [gpu] options.
+void writeCandidatesEdge(NinjaWriter &w, const TuneConfig &config,
+                         StringRef dispatchDir, StringRef candidatesDir,
+                         std::vector<std::string> specs, StringRef reason) {
+  bool iree = config.backend == "iree";
+  std::vector<std::string> implicit = {"compiler.id"};
+  std::vector<std::pair<std::string, std::string>> vars = {
+      {"dir", candidatesDir.str()},
+      {"count", std::to_string(config.candidates)},
+      {"skip_flag",
+       // Quoted: reasons contain spaces and apostrophes ("model's").
+       reason.empty() ? "" : "--skip-reason=" + shellQuote(reason)}};
+  if (iree) {
+    specs.push_back(candidatesDir.str() + "/baseline.spec.mlir");
+    implicit.push_back(dispatchDir.str() + "/dispatch.mlir");
+    implicit.push_back("gpu.toml");
+    vars.push_back({"dispatch_ir", dispatchDir.str() + "/dispatch.mlir"});
+  }
+  w.build({{candidatesDir.str() + "/index.json"}, specs, "candidates",
+           {dispatchDir.str() + "/problem.json"}, implicit, {}, vars});
+}
+
 } // namespace
 
 std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
@@ -139,10 +168,21 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   std::vector<std::string> planInputs = {config.modelPath};
   for (StringRef tool : kStageTools)
     planInputs.push_back(joinPath(paths.toolDir, tool));
+  bool iree = config.backend == "iree";
+  std::vector<std::string> dumpImplicit = {"compiler.id"};
+  if (iree) {
+    for (const std::string &tool : ireeStageTools())
+      planInputs.push_back(joinPath(paths.toolDir, tool));
+    if (!config.iree.profile.empty()) {
+      planInputs.push_back(config.iree.profile);
+      dumpImplicit.push_back(config.iree.profile);
+    }
+  }
   planInputs.push_back("dispatches/index.json");
   std::vector<std::string> dumpOutputs;
-  std::vector<std::string> candidateIndexes, bests, compileRecords, benches,
-      reportInputs = {"dispatches/index.json"};
+  std::vector<std::string> candidateIndexes, bests;
+  CandidateGraph graph;
+  graph.reportInputs = {"dispatches/index.json"};
   bool complete = dispatches.has_value();
   if (dispatches) {
     for (auto [rank, d] : llvm::enumerate(dispatches->dispatches)) {
@@ -152,7 +192,7 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
       std::string candidatesDir = "candidates/" + d.id;
       std::string candidatesIndex = candidatesDir + "/index.json";
       candidateIndexes.push_back(candidatesIndex);
-      reportInputs.push_back(candidatesIndex);
+      graph.reportInputs.push_back(candidatesIndex);
       std::optional<CandidateIndex> index = readOptional<CandidateIndex>(
           joinPath(buildDir, candidatesIndex), schema::kCandidates,
           candidateIndexFromJson);
@@ -163,26 +203,23 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
         for (const CandidateEntry &c : index->candidates)
           specs.push_back(candidatesDir + "/" + c.file);
       std::string reason = skipReason(config, d, rank);
-      w.build({{candidatesIndex}, specs, "candidates", {dir + "/problem.json"},
-               {"compiler.id"}, {},
-               {{"dir", candidatesDir},
-                {"count", std::to_string(config.candidates)},
-                {"skip_flag", reason.empty() ? "" : "--skip-reason='" + reason + "'"}}});
+      writeCandidatesEdge(w, config, dir, candidatesDir, specs, reason);
       if (!index) {
         complete = false;
         continue;
       }
-      std::string best = writeCandidateEdges(w, d, *index, compileRecords,
-                                             benches, reportInputs);
+      std::string best =
+          iree ? writeIreeCandidateEdges(w, config, d, *index, graph)
+               : writeCandidateEdges(w, d, *index, graph);
       bests.push_back(best);
-      reportInputs.push_back(best);
+      graph.reportInputs.push_back(best);
     }
   }
   planInputs.insert(planInputs.end(), candidateIndexes.begin(),
                     candidateIndexes.end());
   w.blank();
   w.build({{"dispatches/index.json"}, dumpOutputs, "dump", {config.modelPath},
-           {"compiler.id"}, {}, {}});
+           dumpImplicit, {}, {}});
   // compiler.id is written by plan too, but as a plain file: declaring it
   // an output would make dump -> compiler.id -> build.ninja a cycle.
   w.build({{"build.ninja"}, {}, "plan", {config.configPath},
@@ -201,15 +238,16 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
     w.defaultTarget("tune");
     return w.str();
   }
-  w.phony("compiled", compileRecords);
+  w.phony("compiled", graph.compileRecords);
   w.build({{"spec/linked.mlir"}, {}, "link", bests, {}, {}, {}});
   std::vector<std::string> modelInputs = bests;
   modelInputs.push_back("spec/linked.mlir");
   modelInputs.push_back("compiler.id");
   w.build({{"model/result.json"}, {"tuning_spec.mlir"}, "model", bests,
            modelInputs, {}, {}});
-  reportInputs.push_back("model/result.json");
-  w.build({{"report/summary.json"}, {}, "report", {}, reportInputs, {}, {}});
+  graph.reportInputs.push_back("model/result.json");
+  w.build({{"report/summary.json"}, {}, "report", {}, graph.reportInputs, {},
+           {}});
   w.blank();
   w.phony("spec", {"tuning_spec.mlir"});
   w.phony("report", {"report/summary.json"});
@@ -235,6 +273,8 @@ Expected<std::string> compilerIdentity(const PlannerPaths &paths) {
 }
 
 Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
+  if (config.backend == "iree")
+    return writeIreePlan(config, paths);
   Expected<std::string> identity = compilerIdentity(paths);
   if (!identity)
     return identity.takeError();
@@ -243,6 +283,24 @@ Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
     return err;
   return writeFileIfChanged(joinPath(paths.buildDir, "build.ninja"),
                             planManifest(config, paths));
+}
+
+Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths) {
+  Expected<TuneConfig> resolved =
+      resolveIreeTools(config, joinPath(paths.buildDir, "logs"));
+  if (!resolved)
+    return resolved.takeError();
+  Expected<std::string> identity = ireeIdentity(*resolved);
+  if (!identity)
+    return identity.takeError();
+  // Plain files like compiler.id: written only when their bytes change.
+  for (auto [name, text] :
+       {std::pair<const char *, const std::string &>{"compiler.id", *identity},
+        {"gpu.toml", resolved->gpuTable}})
+    if (Error err = writeFileIfChanged(joinPath(paths.buildDir, name), text))
+      return err;
+  return writeFileIfChanged(joinPath(paths.buildDir, "build.ninja"),
+                            planManifest(*resolved, paths));
 }
 
 } // namespace retune::pipeline

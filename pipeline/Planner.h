@@ -37,6 +37,10 @@ Expected<std::string> compilerIdentity(const PlannerPaths &paths);
 /// Writes build.ninja and compiler.id (each only when changed).
 Error writePlan(const TuneConfig &config, const PlannerPaths &paths);
 
+/// writePlan for the iree backend: finds the IREE tools first (a missing
+/// tool or an unsupported version fails the plan), and also writes gpu.toml.
+Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths);
+
 } // namespace retune::pipeline
 
 #endif // RETUNE_PIPELINE_PLANNER_H

@@ -107,7 +107,7 @@ TEST_F(PlannerTest, ColdDispatchesAreSkippedWithAReason) {
   std::string manifest = planManifest(config, paths);
   size_t cold = manifest.find("build candidates/bbbb/index.json");
   ASSERT_NE(cold, std::string::npos);
-  EXPECT_NE(manifest.find("skip_flag = --skip-reason='25.0% of the model's "
+  EXPECT_NE(manifest.find("skip_flag = --skip-reason='25.0% of the model'\\''s "
                           "FLOPs is below min_share 50.0%'",
                           cold),
             std::string::npos);
@@ -125,4 +125,31 @@ TEST_F(PlannerTest, StaleCandidateIndexOfAnotherDispatchIsIgnored) {
   std::string manifest = planManifest(config, paths);
   EXPECT_EQ(manifest.find("best/bbbb.json"), std::string::npos);
   EXPECT_NE(manifest.find("build tune: phony build.ninja"), std::string::npos);
+}
+
+TEST_F(PlannerTest, IreePlanMeasuresBaselinesOnEveryDevice) {
+  config.backend = "iree";
+  config.iree.compile = "/ir/iree-compile";
+  config.iree.opt = "/ir/iree-opt";
+  config.iree.benchmark = "/ir/iree-benchmark-module";
+  config.iree.version = "3.11.0";
+  config.iree.compileFlags = {"--iree-hal-target-device=hip",
+                              "--iree-rocm-target=gfx942"};
+  config.iree.benchmarkFlags = {"--input=@in put.npy"};
+  config.iree.devices = {"hip://0", "hip://1"};
+  writeDispatches();
+  writeCandidates("aaaa", 3);
+  writeCandidates("bbbb", 0);
+  std::string manifest = planManifest(config, paths);
+  expectGolden("plan_iree_two_devices.ninja", manifest);
+  // Candidate n runs on device n mod 2, after that device's first baseline.
+  EXPECT_NE(manifest.find("build measure/aaaa/1.json: bench "
+                          "artifacts/aaaa/1.json || "
+                          "measure/aaaa/baseline.before.1.json\n"
+                          "  pool = device_1"),
+            std::string::npos);
+  EXPECT_NE(manifest.find("build measure/aaaa/baseline.after.0.json: bench "
+                          "artifacts/aaaa/baseline.json | "
+                          "measure/aaaa/0.json measure/aaaa/2.json\n"),
+            std::string::npos);
 }

@@ -44,16 +44,7 @@ static cl::opt<std::string>
 
 /// Removes spec files of an earlier, larger candidate set.
 static void removeStaleSpecs(StringRef dir, unsigned keep) {
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec)) {
-    StringRef name = sys::path::filename(it->path());
-    unsigned index = 0;
-    if (!name.consume_back(".spec.mlir") || name.getAsInteger(10, index))
-      continue;
-    if (index >= keep)
-      sys::fs::remove(it->path());
-  }
+  removeNumberedFiles(dir, ".spec.mlir", keep);
 }
 
 static Error run() {

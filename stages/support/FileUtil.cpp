@@ -69,4 +69,17 @@ Error writeFileIfChanged(StringRef path, StringRef bytes, bool *changed) {
   return writeFileAtomic(path, bytes);
 }
 
+void removeNumberedFiles(StringRef dir, StringRef suffix, unsigned keep) {
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec)) {
+    StringRef name = sys::path::filename(it->path());
+    unsigned index = 0;
+    if (!name.consume_back(suffix) || name.getAsInteger(10, index))
+      continue;
+    if (index >= keep)
+      sys::fs::remove(it->path());
+  }
+}
+
 } // namespace retune

@@ -31,6 +31,11 @@ llvm::Error writeFileAtomic(llvm::StringRef path, llvm::StringRef bytes);
 /// Creates the parent directory of `path` if needed.
 llvm::Error createParentDirs(llvm::StringRef path);
 
+/// Removes `<n><suffix>` files in `dir` with n >= keep: the outputs of an
+/// earlier, larger run (e.g. `7.spec.mlir` after the count went down).
+void removeNumberedFiles(llvm::StringRef dir, llvm::StringRef suffix,
+                         unsigned keep);
+
 /// Makes an llvm::Error from a formatted message.
 llvm::Error makeError(const llvm::Twine &message);
 

@@ -1,0 +1,192 @@
+//===- IreePlan.cpp - The iree backend's part of build.ninja --------------===//
+#include "pipeline/IreePlan.h"
+
+#include "stages/iree/IreeTools.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Program.h"
+
+using namespace llvm;
+
+namespace retune::pipeline {
+namespace {
+
+/// `--<option>='<value>'` for each value, space-separated.
+std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
+  std::vector<std::string> flags;
+  for (const std::string &value : values)
+    flags.push_back(shellQuote(("--" + option + "=" + value).str()));
+  return join(flags, " ");
+}
+
+std::string deviceFile(StringRef stem, StringRef when, size_t device) {
+  return formatv("measure/{0}/baseline.{1}.{2}.json", stem, when, device).str();
+}
+
+std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
+
+} // namespace
+
+std::string shellQuote(StringRef arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_=./:,+@%") ==
+                          StringRef::npos)
+    return arg.str();
+  std::string quoted = "'";
+  for (char c : arg)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
+std::vector<std::string> ireeStageTools() {
+  return {"retune-iree-dump",  "retune-iree-candidates", "retune-iree-compile",
+          "retune-iree-bench", "retune-iree-rank",       "retune-iree-link",
+          "retune-iree-model"};
+}
+
+void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
+  const IreeConfig &i = c.iree;
+  std::vector<std::string> tools = {
+      shellQuote("--iree-compile=" + i.compile),
+      shellQuote("--iree-opt=" + i.opt),
+      shellQuote("--iree-benchmark-module=" + i.benchmark)};
+  if (!i.version.empty())
+    tools.push_back(shellQuote("--iree-version=" + i.version));
+  w.variable("iree_tools", join(tools, " "));
+  w.variable("iree_compile_flags", repeatedFlag("compile-flag", i.compileFlags));
+  w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
+  w.variable("iree_repetitions", std::to_string(i.repetitions));
+  w.variable("model_rounds", std::to_string(i.modelRounds));
+  w.variable("model_device", shellQuote("--device=" + i.devices.front()));
+  w.variable("dump_timeout", std::to_string(i.dumpTimeout));
+  w.variable("profile_flag",
+             i.profile.empty() ? "" : shellQuote("--profile=" + i.profile));
+  w.variable("device_list", shellQuote("--devices=" + join(i.devices, ",")));
+  w.blank();
+  // One measurement at a time per device; devices run in parallel, and
+  // (unlike the CPU backend) benches may overlap compiles.
+  for (size_t k = 0; k < i.devices.size(); ++k)
+    w.pool(poolOf(k), 1);
+}
+
+std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
+                                    const DispatchEntry &d,
+                                    const CandidateIndex &index,
+                                    CandidateGraph &graph) {
+  const std::vector<std::string> &devices = config.iree.devices;
+  std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
+  std::string candidatesDir = "candidates/" + d.id;
+  std::string candidatesIndex = candidatesDir + "/index.json";
+  std::string best = "best/" + d.id + ".json";
+  std::vector<std::string> results;
+  if (index.candidates.empty()) {
+    w.build({{best}, {}, "select", {candidatesIndex}, {}, {},
+             {{"results_dir", "results/" + d.id}}});
+    return best;
+  }
+  auto compile = [&](StringRef stem, StringRef spec) {
+    std::string record = "artifacts/" + stem.str() + ".json";
+    w.build({{record}, {}, "compile", {dispatchIr}, {spec.str(), "compiler.id"},
+             {}, {{"vmfb", "artifacts/" + stem.str() + ".vmfb"},
+                  {"spec", spec.str()}}});
+    graph.compileRecords.push_back(record);
+    return record;
+  };
+  auto bench = [&](StringRef output, StringRef record, size_t device,
+                   std::vector<std::string> implicit,
+                   std::vector<std::string> orderOnly, StringRef reuse) {
+    w.build({{output.str()}, {}, "bench", {record.str()}, std::move(implicit),
+             std::move(orderOnly),
+             {{"pool", poolOf(device)},
+              {"device", shellQuote("--device=" + devices[device])},
+              {"reuse_flag", reuse.str()}}});
+  };
+  std::string baseline =
+      compile(d.id + "/baseline", candidatesDir + "/baseline.spec.mlir");
+  for (size_t k = 0; k < devices.size(); ++k)
+    bench(deviceFile(d.id, "before", k), baseline, k, {}, {}, "");
+  std::vector<std::vector<std::string>> onDevice(devices.size());
+  std::vector<std::string> measures;
+  for (const CandidateEntry &c : index.candidates) {
+    std::string stem = d.id + "/" + std::to_string(c.index);
+    std::string record = compile(stem, candidatesDir + "/" + c.file);
+    size_t k = c.index % devices.size();
+    std::string measure = "measure/" + stem + ".json";
+    // Identical modules (same hash) reuse one measurement per device.
+    bench(measure, record, k, {}, {deviceFile(d.id, "before", k)},
+          "--reuse-dir=cache/bench");
+    onDevice[k].push_back(measure);
+    measures.push_back(measure);
+    results.push_back("results/" + stem + ".json");
+    graph.benches.push_back(measure);
+    graph.reportInputs.push_back(record);
+    graph.reportInputs.push_back(results.back());
+  }
+  std::vector<std::string> rankInputs = measures;
+  for (size_t k = 0; k < devices.size(); ++k) {
+    // After every candidate of this dispatch on the device: drift shows.
+    bench(deviceFile(d.id, "after", k), baseline, k, onDevice[k], {}, "");
+    rankInputs.push_back(deviceFile(d.id, "before", k));
+    rankInputs.push_back(deviceFile(d.id, "after", k));
+  }
+  w.build({results, {}, "rank", {candidatesIndex}, rankInputs, {},
+           {{"measure_dir", "measure/" + d.id},
+            {"results_dir", "results/" + d.id}}});
+  w.build({{best}, {}, "select", {candidatesIndex}, results, {},
+           {{"results_dir", "results/" + d.id}}});
+  return best;
+}
+
+Expected<TuneConfig> resolveIreeTools(const TuneConfig &config,
+                                      StringRef logDir) {
+  iree::IreeToolPaths paths{config.iree.compile, config.iree.opt,
+                            config.iree.benchmark, config.iree.toolsDir,
+                            config.iree.version};
+  // Bare names in tune.toml ("iree-compile") are looked up on PATH.
+  for (std::string *tool : {&paths.compile, &paths.opt, &paths.benchmark})
+    if (!tool->empty() && !StringRef(*tool).contains('/')) {
+      ErrorOr<std::string> found = sys::findProgramByName(*tool);
+      if (!found)
+        return makeError(config.configPath + ": [iree] tool '" + *tool +
+                         "' is not on PATH; give its full path");
+      *tool = *found;
+    }
+  Expected<iree::IreeTools> tools = iree::findIreeTools(paths, logDir);
+  if (!tools)
+    return makeError(config.configPath + ": [iree]: " +
+                     toString(tools.takeError()));
+  TuneConfig resolved = config;
+  // Absolute: the build runs in the build directory, and PATH may hold
+  // relative folders.
+  auto absolute = [](StringRef path) {
+    SmallString<256> full(path);
+    sys::fs::make_absolute(full);
+    return full.str().str();
+  };
+  resolved.iree.compile = absolute(tools->compile);
+  resolved.iree.opt = absolute(tools->opt);
+  resolved.iree.benchmark = absolute(tools->benchmark);
+  resolved.iree.version = tools->version.text;
+  return resolved;
+}
+
+Expected<std::string> ireeIdentity(const TuneConfig &resolved) {
+  Expected<std::string> binary = readFile(resolved.iree.compile);
+  if (!binary)
+    return binary.takeError();
+  FieldHasher hasher;
+  hasher.add("iree_compile", blake3Hex(*binary))
+      .add("version", resolved.iree.version)
+      .add("flags", join(resolved.iree.compileFlags, "\n"));
+  return formatv("{{\"schema\": \"retune.compiler-id/1\", \"iree\": \"{0}\", "
+                 "\"id\": \"{1}\"}\n",
+                 resolved.iree.version, hasher.hex(16))
+      .str();
+}
+
+} // namespace retune::pipeline

@@ -1,0 +1,56 @@
+//===- IreePlan.h - The iree backend's part of build.ninja ------*- C++ -*-===//
+//
+// What the planner writes differently for `[backend] kind = "iree"`: the
+// tool and flag variables, one depth-1 pool per device, and per dispatch the
+// baseline measured on every device before and after its candidates, whose
+// benches are spread over the devices round-robin (candidate n runs on
+// device n mod D, so growing the candidate count moves no bench).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_PIPELINE_IREEPLAN_H
+#define RETUNE_PIPELINE_IREEPLAN_H
+
+#include "pipeline/Config.h"
+#include "pipeline/NinjaWriter.h"
+#include "stages/support/Records.h"
+
+#include <string>
+#include <vector>
+
+namespace retune::pipeline {
+
+/// Files the per-candidate edges add to the graph's aggregate targets.
+struct CandidateGraph {
+  std::vector<std::string> compileRecords;
+  std::vector<std::string> benches;
+  std::vector<std::string> reportInputs;
+};
+
+/// The iree stage tools (inputs of the plan edge, like the core tools).
+std::vector<std::string> ireeStageTools();
+
+/// Variables and device pools of the iree graph.
+void writeIreeHeader(NinjaWriter &w, const TuneConfig &config);
+
+/// Compile, bench, rank and select edges of one dispatch; returns its
+/// best/<id>.json.
+std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
+                                    const DispatchEntry &d,
+                                    const CandidateIndex &index,
+                                    CandidateGraph &graph);
+
+/// `config` with the IREE tools found (tools_dir, PATH) and the version
+/// pinned to the detected one, so that stage tools need not ask again. A
+/// missing tool or an unsupported version is the error, at plan time.
+Expected<TuneConfig> resolveIreeTools(const TuneConfig &config,
+                                      StringRef logDir);
+
+/// compiler.id for IREE: iree-compile's bytes, its version and the flags.
+Expected<std::string> ireeIdentity(const TuneConfig &resolved);
+
+/// Quotes `arg` for the POSIX shell that runs Ninja commands.
+std::string shellQuote(StringRef arg);
+
+} // namespace retune::pipeline
+
+#endif // RETUNE_PIPELINE_IREEPLAN_H

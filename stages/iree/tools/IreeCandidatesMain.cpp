@@ -1,0 +1,238 @@
+//===- IreeCandidatesMain.cpp - retune-iree-candidates --------------------===//
+//
+// One dispatch -> candidate tuning specs in IREE's format: the GPU search
+// spaces (stages/gpu) for ROCm targets, the CPU knob space (stages/cpu, the
+// mlir-cpu backend's) rendered as #iree_cpu.lowering_config for llvm-cpu.
+// Also writes baseline.spec.mlir, the placeholder spec the baseline is
+// compiled with. Every spec is verified before it is written; unchanged specs
+// keep their mtime and specs beyond --count are removed.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/cpu/CpuSpace.h"
+#include "stages/gpu/Candidates.h"
+#include "stages/iree/IreeReader.h"
+#include "stages/iree/IreeSpec.h"
+#include "stages/iree/tools/ToolOptions.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/ToolMain.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace retune;
+using namespace retune::iree;
+
+static cl::opt<std::string> problemPath("problem", cl::Required,
+                                        cl::desc("dispatches/<id>/problem.json"),
+                                        cl::cat(tools::category()));
+static cl::opt<std::string> dispatchPath("dispatch", cl::Required,
+                                         cl::desc("dispatches/<id>/dispatch.mlir"),
+                                         cl::cat(tools::category()));
+static cl::opt<std::string> gpuOptionsPath("gpu-options",
+                                           cl::desc("TOML with a [gpu] table"),
+                                           cl::cat(tools::category()));
+static cl::opt<std::string> outputDir("output-dir", cl::Required,
+                                      cl::desc("candidates/<id> directory"),
+                                      cl::cat(tools::category()));
+static cl::opt<unsigned> candidateCount("count", cl::init(8),
+                                        cl::desc("candidates to emit, best "
+                                                 "ordered first"),
+                                        cl::cat(tools::category()));
+static cl::opt<std::string> skipReason("skip-reason",
+                                       cl::desc("emit no candidates and record "
+                                                "this reason"),
+                                       cl::cat(tools::category()));
+
+namespace {
+
+/// A configured candidate before it becomes a spec file.
+struct Planned {
+  SpecEntry spec;
+  json::Object config;
+  double cost = 0;
+};
+
+/// What the CPU knob space needs to know about an llvm-cpu target.
+cpu::CpuHost hostOf(const IreeTarget &target) {
+  cpu::CpuHost host;
+  host.cpuName = target.arch;
+  StringRef features = target.cpuFeatures;
+  if (features.contains("+avx512f")) {
+    host.vectorBits = 512;
+    host.vectorRegisters = 32;
+  } else if (features.contains("+avx")) {
+    host.vectorBits = 256;
+  } else {
+    host.vectorBits = 128;
+    host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
+  }
+  return host;
+}
+
+/// The CPU config as IREE's tiling levels: outer tiles distribute, the
+/// reduction tiles are the cache level, register tiles split into the
+/// parallel and reduction vector levels.
+CpuTileSizes tilesOf(const Problem &problem, const cpu::CpuConfig &config) {
+  CpuTileSizes tiles;
+  for (auto [i, type] : enumerate(problem.iteratorTypes)) {
+    bool reduction = type == "reduction";
+    auto at = [&](ArrayRef<int64_t> v) { return i < v.size() ? v[i] : 0; };
+    tiles.distribution.push_back(reduction ? 0 : at(config.outerTiles));
+    tiles.cacheReduction.push_back(reduction ? at(config.reductionTiles) : 0);
+    tiles.vectorCommonParallel.push_back(reduction ? 0
+                                                   : at(config.registerTiles));
+    tiles.vectorReduction.push_back(reduction ? at(config.registerTiles) : 0);
+  }
+  return tiles;
+}
+
+Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
+                                             const IreeTarget &target,
+                                             const IreeSyntax &syntax,
+                                             uint64_t &total) {
+  Expected<cpu::CpuSpaceResult> space =
+      cpu::enumerateCpuSpace(problem, hostOf(target), {});
+  if (!space)
+    return space.takeError();
+  total = space->totalSolutions;
+  std::string pipeline = syntax.pipeline(
+      "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
+                                                 : "DoubleTilingExpert");
+  std::vector<Planned> planned;
+  for (const cpu::RankedConfig &ranked : space->ranked) {
+    if (planned.size() == candidateCount)
+      break;
+    std::string info = cpuCompilationInfo(tilesOf(problem, ranked.config), pipeline);
+    planned.push_back({SpecEntry{problem, info, ""}, cpu::toJson(ranked.config),
+                       ranked.cost});
+  }
+  return planned;
+}
+
+/// stages/gpu writes nightly's pipeline attribute; older releases spell it
+/// as an enum (IreeSyntax::pipeline).
+std::string respell(std::string info, const IreeSyntax &syntax) {
+  for (StringRef name : {"TileAndFuse", "VectorDistribute"}) {
+    std::string nightly = ("#iree_gpu.pipeline<" + name + ">").str();
+    for (size_t at; (at = info.find(nightly)) != std::string::npos;)
+      info.replace(at, nightly.size(), syntax.pipeline("gpu", name));
+  }
+  return info;
+}
+
+Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
+                                             StringRef dispatchText,
+                                             const IreeSyntax &syntax,
+                                             uint64_t &total) {
+  std::string optionsText;
+  if (!gpuOptionsPath.empty()) {
+    Expected<std::string> text = readFile(gpuOptionsPath);
+    if (!text)
+      return text.takeError();
+    optionsText = std::move(*text);
+  }
+  Expected<gpu::GpuSearchOptions> options =
+      gpu::parseGpuOptionsText(optionsText, gpuOptionsPath);
+  if (!options)
+    return options.takeError();
+  Expected<gpu::GpuTarget> target =
+      gpu::resolveTarget(dispatchText, problem.target);
+  if (!target)
+    return target.takeError();
+  Expected<gpu::CandidateSet> set =
+      gpu::generateCandidates(problem, *target, *options);
+  if (!set)
+    return set.takeError();
+  total = set->configurations;
+  std::vector<Planned> planned;
+  for (auto [n, c] : enumerate(set->candidates)) {
+    if (planned.size() == candidateCount)
+      break;
+    std::string info = respell(c.compilationInfo, syntax);
+    planned.push_back(
+        {SpecEntry{problem, info, "", c.decompositionConfig},
+         json::Object{{"pipeline", gpu::toString(c.config.pipeline)},
+                      {"compilation_info", info}},
+         static_cast<double>(n)});
+  }
+  return planned;
+}
+
+Expected<std::vector<Planned>> planCandidates(const Problem &problem,
+                                              uint64_t &total) {
+  Expected<IreeSyntax> syntax = tools::syntaxFromOptions();
+  if (!syntax)
+    return syntax.takeError();
+  Expected<std::string> text = readFile(dispatchPath);
+  if (!text)
+    return text.takeError();
+  // The file's root op is no longer marked: only its target is read here.
+  Expected<std::vector<IreeTarget>> targets =
+      readIreeTargets(*text, dispatchPath);
+  if (!targets)
+    return targets.takeError();
+  if (targets->empty())
+    return makeError(dispatchPath + ": no #hal.executable.target; re-run "
+                                    "the dump");
+  if (targets->front().isGpu())
+    return gpuCandidates(problem, *text, *syntax, total);
+  return cpuCandidates(problem, targets->front(), *syntax, total);
+}
+
+Error run() {
+  Expected<DispatchIndex> dispatch = readRecord<DispatchIndex>(
+      problemPath, schema::kDispatches, dispatchIndexFromJson);
+  if (!dispatch)
+    return dispatch.takeError();
+  if (dispatch->dispatches.size() != 1)
+    return makeError(problemPath + ": expected exactly one dispatch");
+  const DispatchEntry &entry = dispatch->dispatches.front();
+  if (Error err = writeTuningSpec(outputDir + "/baseline.spec.mlir",
+                                  emitPlaceholderSpec()))
+    return err;
+  CandidateIndex index;
+  index.dispatch = entry.id;
+  std::vector<Planned> planned;
+  if (!skipReason.empty()) {
+    index.note = skipReason;
+  } else {
+    auto start = std::chrono::steady_clock::now();
+    Expected<std::vector<Planned>> found =
+        planCandidates(entry.problem, index.totalSolutions);
+    index.enumerationSeconds = std::chrono::duration<double>(
+                                   std::chrono::steady_clock::now() - start)
+                                   .count();
+    // Outside every search space: the dispatch keeps IREE's default and the
+    // report says why.
+    if (!found)
+      index.note = toString(found.takeError());
+    else
+      planned = std::move(*found);
+  }
+  for (auto [n, p] : enumerate(planned)) {
+    std::string file = formatv("{0}.spec.mlir", n).str();
+    if (Error err = writeTuningSpec(outputDir + "/" + file,
+                                    emitTuningSpec({p.spec})))
+      return err;
+    index.candidates.push_back(CandidateEntry{static_cast<unsigned>(n), file,
+                                              std::move(p.config), p.cost});
+  }
+  removeNumberedFiles(outputDir, ".spec.mlir", planned.size());
+  return writeJsonFile(outputDir + "/index.json", toJson(index));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  tools::parseOptions(
+      argc, argv,
+      "retune-iree-candidates: enumerate the search space of one dispatch "
+      "(ROCm: stages/gpu; llvm-cpu: the CPU knob space) and write the first "
+      "--count configurations as verified IREE tuning specs, plus "
+      "baseline.spec.mlir.\n");
+  return finishTool("retune-iree-candidates", run());
+}

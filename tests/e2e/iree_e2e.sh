@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# End-to-end test of the iree backend: real `retune plan` + `ninja tune` on
+# examples/iree-fakes with the fake IREE tools (tests/fakes) first on PATH.
+# usage: iree_e2e.sh <tool dir> <fakes bin dir> <example dir> <scratch dir>
+set -u
+tools=$(cd "$1" && pwd)
+fakes=$(cd "$2" && pwd)
+example=$3
+work=$4
+retune=$tools/retune
+export PATH=$fakes:$PATH
+failures=0
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+expect_contains() { # <text> <needle> <what>
+  if grep -qF -- "$2" <<<"$1"; then pass "$3"; else fail "$3: no '$2' in:"; echo "$1" | tail -20; fi
+}
+json_field() { # <file> <python expression on d>
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+rm -rf "$work" && mkdir -p "$work"
+repo=$work/repo
+cp -r "$example" "$repo" && rm -rf "$repo/build"
+# Short timeouts: the fakes hang on purpose below.
+sed -i 's/^timeout_s = .*/timeout_s = 3/' "$repo/tune.toml"
+
+echo "== a fresh tune produces a verified linked spec and a report"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" || fail "retune plan"
+out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "ninja tune exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+expect_contains "$out" "retune: tuning summary" "console table printed"
+expect_contains "$(json_field "$repo/build/report/summary.json" 'd["schema"], d["backend"], len(d["dispatches"])')" \
+  "retune.summary/1 iree 4" "summary: schema, backend, four dispatches"
+expect_contains "$(head -c 2000 "$repo/build/spec/linked.mlir")" "transform.iree.match" "linked spec has IREE matchers"
+expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "@__kernel_config" "tuning_spec.mlir written"
+# The verifier runs on every write; check a spec file by hand as well.
+(cd "$repo/build" && "$tools/retune-iree-link" --output "$work/relinked.mlir" best/*.json) \
+  && pass "winners relink and verify" || fail "relink"
+devices=$(cat "$repo"/build/results/*/*.json | grep -o 'device hip://[01]' | sort -u | wc -l)
+[ "$devices" -eq 2 ] && pass "candidates measured on both devices" || fail "$devices devices used"
+ls "$repo"/build/measure/*/baseline.after.1.json >/dev/null 2>&1 \
+  && pass "baseline measured after the candidates on device 1" || fail "no after-baseline"
+
+echo "== a second run does no work"
+out=$(ninja -C "$repo/build" tune 2>&1)
+expect_contains "$out" "no work to do" "second ninja tune is a no-op"
+
+echo "== failures injected through the fakes are records, not fatal"
+hot=$(json_field "$repo/build/dispatches/index.json" 'd["dispatches"][0]["id"]')
+inject() { echo "// fake-iree: $2" >>"$repo/build/candidates/$hot/$1.spec.mlir"; }
+inject 0 compile-crash
+inject 1 compile-no-output
+inject 2 bench-error
+inject 3 bench-hang
+out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+status() { json_field "$repo/build/results/$hot/$1.json" 'd["status"], d["message"][:80]'; }
+expect_contains "$(status 0)" "crash" "compiler crash recorded"
+[ -s "$repo/build/artifacts/$hot/0.vmfb.crash.mlir" ] && pass "crash reproducer kept" || fail "no reproducer"
+expect_contains "$(status 1)" "compile_error compile: iree-compile exited 0 but wrote no module" "missing vmfb recorded"
+expect_contains "$(status 2)" "bench_error" "benchmark error recorded"
+expect_contains "$(status 3)" "timeout" "hanging benchmark recorded as timeout"
+expect_contains "$(json_field "$repo/build/best/$hot.json" 'd["winner"]')" "None" "no faulty candidate wins"
+
+echo "== a missing tool is one clear error at plan time"
+out=$(PATH=/usr/bin:/bin "$retune" plan "$repo/tune.toml" -B "$work/no-tools" 2>&1); rc=$?
+[ $rc -ne 0 ] && pass "plan fails" || fail "plan succeeded without IREE"
+expect_contains "$out" "cannot find iree-compile on PATH" "the error names the tool"
+
+echo "== $failures failure(s)"
+[ $failures -eq 0 ]
