@@ -198,6 +198,10 @@ const std::map<std::string, TableParser> &tableParsers() {
        [](TableReader &r, TuneConfig &c) -> Error {
          return r.realKey("margin", c.margin, 0, 0.9);
        }},
+      {"cache",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         return r.stringKey("dir", c.cacheDir);
+       }},
   };
   return parsers;
 }
@@ -318,6 +322,12 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
   if (config.modelPath.empty())
     return makeError(path + ": [model] path is required (the model file, "
                             "relative to tune.toml)");
+  if (!config.cacheDir.empty() && config.cacheDir != "off" &&
+      !sys::path::is_absolute(config.cacheDir)) {
+    SmallString<256> cache(sys::path::parent_path(config.configPath));
+    sys::path::append(cache, config.cacheDir);
+    config.cacheDir = cache.str().str();
+  }
   if (!sys::path::is_absolute(config.modelPath)) {
     SmallString<256> model(sys::path::parent_path(config.configPath));
     sys::path::append(model, config.modelPath);

@@ -72,6 +72,11 @@ struct TuneConfig {
   unsigned benchTimeout = 300;
   unsigned seed = 1;
 
+  // [cache]
+  /// Root of the content-addressed cache; empty: the default
+  /// ($RETUNE_CACHE_DIR or ~/.cache/retune); "off": no cache.
+  std::string cacheDir;
+
   // [select]
   double margin = 0.02;
 

@@ -75,6 +75,7 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p) {
   w.variable("seed", std::to_string(c.seed));
   w.variable("bench_timeout", std::to_string(c.benchTimeout));
   w.variable("margin", formatNumber(c.margin));
+  w.variable("cache_dir", c.cacheDir);
   w.variable("entry_flag", c.entry.empty() ? "" : "--function=" + c.entry);
   w.variable("model_entry_flag", c.entry.empty() ? "" : "--entry=" + c.entry);
   w.variable("backend", c.backend);
@@ -218,8 +219,13 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   planInputs.insert(planInputs.end(), candidateIndexes.begin(),
                     candidateIndexes.end());
   w.blank();
-  w.build({{"dispatches/index.json"}, dumpOutputs, "dump", {config.modelPath},
+  w.build({{"dispatches/index.json"}, {}, "dump", {config.modelPath},
            dumpImplicit, {}, {}});
+  // The per-dispatch files are the dump's too, but declared through a phony
+  // edge: as implicit outputs of the dump they would appear only after the
+  // first re-plan, without build-log entries, and Ninja would dump again.
+  if (!dumpOutputs.empty())
+    w.build({dumpOutputs, {}, "phony", {"dispatches/index.json"}, {}, {}, {}});
   // compiler.id is written by plan too, but as a plain file: declaring it
   // an output would make dump -> compiler.id -> build.ninja a cycle.
   w.build({{"build.ninja"}, {}, "plan", {config.configPath},

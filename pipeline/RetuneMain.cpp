@@ -2,8 +2,10 @@
 //
 //   retune plan <tune.toml> -B <build dir>   validate the config, write build.ninja
 //   retune status -B <build dir>             what is tuned, running, failed
+//   retune cache <stats|clear> [tune.toml]   the content-addressed cache
 //
 //===----------------------------------------------------------------------===//
+#include "cache/ContentCache.h"
 #include "pipeline/Planner.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Records.h"
@@ -12,6 +14,7 @@
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 
@@ -23,10 +26,9 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune options");
-static cl::opt<std::string> command(cl::Positional, cl::Required,
-                                    cl::desc("<plan|status>"), cl::cat(category));
-static cl::opt<std::string> configFile(cl::Positional, cl::desc("<tune.toml>"),
-                                       cl::cat(category));
+static cl::list<std::string> operands(cl::Positional, cl::OneOrMore,
+                                      cl::desc("<plan|status|cache> [operands]"),
+                                      cl::cat(category));
 static cl::opt<std::string> buildDir("B", cl::desc("build directory"),
                                      cl::value_desc("dir"), cl::init("build"),
                                      cl::cat(category));
@@ -44,8 +46,9 @@ static std::string rulesDir(StringRef toolDir) {
 }
 
 static Error plan(const char *argv0) {
-  if (configFile.empty())
+  if (operands.size() != 2)
     return makeError("usage: retune plan <tune.toml> -B <build dir>");
+  StringRef configFile = operands[1];
   Expected<pipeline::TuneConfig> config = pipeline::loadConfig(configFile);
   if (!config)
     return config.takeError();
@@ -81,6 +84,36 @@ static Error status() {
   return Error::success();
 }
 
+/// `retune cache stats|clear [tune.toml]`: the cache tune.toml names, else
+/// the default one.
+static Error cache() {
+  if (operands.size() < 2 || operands.size() > 3 ||
+      (operands[1] != "stats" && operands[1] != "clear"))
+    return makeError("usage: retune cache <stats|clear> [tune.toml]");
+  std::string dir;
+  if (operands.size() == 3) {
+    Expected<pipeline::TuneConfig> config = pipeline::loadConfig(operands[2]);
+    if (!config)
+      return config.takeError();
+    dir = config->cacheDir;
+  }
+  ContentCache store(ContentCache::rootFor(dir));
+  if (!store.enabled()) {
+    outs() << "the cache is off\n";
+    return Error::success();
+  }
+  if (operands[1] == "clear") {
+    if (Error err = store.clear())
+      return err;
+    outs() << "cleared " << store.path() << "\n";
+    return Error::success();
+  }
+  auto [entries, bytes] = store.stats();
+  outs() << store.path() << ": " << entries << " entries, "
+         << formatv("{0:f1}", bytes / 1048576.0) << " MiB\n";
+  return Error::success();
+}
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -88,11 +121,15 @@ int main(int argc, char **argv) {
       argc, argv,
       "retune: tune every hot dispatch of a model and link the winners into "
       "one tuning spec.\n\n  retune plan tune.toml -B build && ninja -C build "
-      "tune\n  retune status -B build\n");
+      "tune\n  retune status -B build\n  retune cache <stats|clear> "
+      "[tune.toml]\n");
+  StringRef command = operands.front();
   if (command == "plan")
     return finishTool("retune", plan(argv[0]));
   if (command == "status")
     return finishTool("retune", status());
+  if (command == "cache")
+    return finishTool("retune", cache());
   return finishTool("retune", makeError("unknown command '" + command +
-                                        "'; use plan or status"));
+                                        "'; use plan, status or cache"));
 }

@@ -55,6 +55,10 @@ static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(300),
                                         cl::cat(category));
 static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
                                       cl::cat(category));
+static cl::opt<std::string>
+    cacheDir("cache-dir",
+             cl::desc("passed on to retune-compile and retune-bench"),
+             cl::cat(category));
 
 namespace {
 
@@ -86,7 +90,8 @@ public:
     std::vector<std::string> args = {
         "--payload=" + modelPath.getValue(), "--output=" + inWork(tag + ".so"),
         "--record=" + record, "--code-threads=" + std::to_string(threads),
-        "--timeout=" + std::to_string(compileTimeout)};
+        "--timeout=" + std::to_string(compileTimeout),
+        "--cache-dir=" + cacheDir.getValue()};
     if (!spec.empty())
       args.push_back(("--spec=" + spec).str());
     ChildOutcome outcome = runLimited(compileTool, args, 0, 0,
@@ -109,7 +114,8 @@ public:
         "--output=" + result, "--warmup=" + std::to_string(warmup),
         "--repetitions=" + std::to_string(repetitions),
         "--min-sample-s=" + std::to_string(minSample),
-        "--timeout=" + std::to_string(benchTimeout)};
+        "--timeout=" + std::to_string(benchTimeout),
+        "--cache-dir=" + cacheDir.getValue()};
     if (!entry.empty())
       args.push_back("--function=" + entry.getValue());
     ChildOutcome outcome = runLimited(benchTool, args, 0, 0,
