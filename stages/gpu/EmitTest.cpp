@@ -5,6 +5,8 @@
 #include "stages/support/FileUtil.h"
 
 #include <cstdlib>
+#include "stages/support/Testing.h"
+
 #include <gtest/gtest.h>
 
 using namespace retune;
@@ -12,21 +14,9 @@ using namespace retune::gpu;
 
 namespace {
 
-std::string testdata(StringRef name) {
-  return std::string(RETUNE_SOURCE_DIR) + "/stages/gpu/testdata/" + name.str();
-}
-
-/// Compares with a golden file; RETUNE_UPDATE_GOLDENS=1 rewrites it.
+/// Compares with a golden file (RETUNE_UPDATE_GOLDEN=1 rewrites it).
 void expectGolden(StringRef name, StringRef actual) {
-  std::string path = testdata(name);
-  if (std::getenv("RETUNE_UPDATE_GOLDENS")) {
-    ASSERT_FALSE(bool(writeFileIfChanged(path, actual)));
-    return;
-  }
-  Expected<std::string> expected = readFile(path);
-  ASSERT_TRUE(bool(expected)) << toString(expected.takeError())
-                              << " (run with RETUNE_UPDATE_GOLDENS=1 to create it)";
-  EXPECT_EQ(*expected, actual.str()) << "golden " << path;
+  test::expectGolden("stages/gpu/testdata/" + name.str(), actual.str());
 }
 
 /// The first candidates of each bench case, in the default order.

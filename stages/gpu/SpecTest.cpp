@@ -11,6 +11,8 @@
 #include "stages/support/FileUtil.h"
 
 #include <cstdlib>
+#include "stages/support/Testing.h"
+
 #include <gtest/gtest.h>
 
 using namespace retune;
@@ -19,14 +21,7 @@ using namespace retune::gpu;
 namespace {
 
 void expectGolden(StringRef name, StringRef actual) {
-  std::string path = std::string(RETUNE_SOURCE_DIR) + "/stages/gpu/testdata/" + name.str();
-  if (std::getenv("RETUNE_UPDATE_GOLDENS")) {
-    ASSERT_FALSE(bool(writeFileIfChanged(path, actual)));
-    return;
-  }
-  Expected<std::string> expected = readFile(path);
-  ASSERT_TRUE(bool(expected)) << toString(expected.takeError());
-  EXPECT_EQ(*expected, actual.str()) << "golden " << path;
+  test::expectGolden("stages/gpu/testdata/" + name.str(), actual.str());
 }
 
 iree::SpecEntry firstEntry(const Problem &p, Pipeline pipeline, StringRef suffix) {

@@ -9,6 +9,8 @@
 #include "llvm/Support/FileSystem.h"
 
 #include <cstdlib>
+#include "stages/support/Testing.h"
+
 #include <gtest/gtest.h>
 #include <string>
 
@@ -29,12 +31,8 @@ inline std::string readTestFile(llvm::StringRef path) {
 
 /// Compares `actual` with the golden file; RETUNE_UPDATE_GOLDEN=1 rewrites it.
 inline void expectGolden(llvm::StringRef actual, llvm::StringRef goldenName) {
-  std::string path = testdata("golden/" + goldenName.str());
-  if (std::getenv("RETUNE_UPDATE_GOLDEN")) {
-    llvm::cantFail(writeFileIfChanged(path, actual));
-    return;
-  }
-  EXPECT_EQ(actual.str(), readTestFile(path)) << "golden: " << path;
+  test::expectGolden("stages/iree/testdata/golden/" + goldenName.str(),
+                     actual.str());
 }
 
 /// A fresh scratch directory under the build tree.
