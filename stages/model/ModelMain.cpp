@@ -171,6 +171,120 @@ Expected<std::string> linkWinners(ArrayRef<Winner> winners, StringRef tag) {
   return path;
 }
 
+/// What the model step decided, and the measurement behind it.
+struct Decision {
+  std::vector<Winner> kept;
+  json::Array dropped;
+  std::string text;
+  BenchRecord measured;
+};
+
+json::Array toArray(const std::vector<double> &values) {
+  json::Array array;
+  for (double v : values)
+    array.push_back(v);
+  return array;
+}
+
+/// Measures each winner alone against the baseline; keeps the ones that help.
+Expected<std::vector<Winner>> dropHarmful(ModelEvaluator &evaluator,
+                                          ArrayRef<Winner> winners,
+                                          json::Array &dropped) {
+  std::vector<Winner> helpful;
+  for (const Winner &w : winners) {
+    std::string tag = "solo-" + w.dispatch;
+    Expected<std::string> solo = linkWinners({w}, tag);
+    if (!solo)
+      return solo.takeError();
+    Expected<BenchRecord> alone = evaluator.evaluate(*solo, tag);
+    if (!alone)
+      return alone.takeError();
+    if (helps(*alone))
+      helpful.push_back(w);
+    else
+      dropped.push_back(json::Object{
+          {"dispatch", w.dispatch}, {"reason", "alone it gives " + describe(*alone)}});
+  }
+  return helpful;
+}
+
+/// All winners if the model gets faster; else the ones that help alone, if
+/// together they still make it faster; else none.
+Expected<Decision> decide(ModelEvaluator &evaluator,
+                          const std::vector<Winner> &winners) {
+  Decision d;
+  d.kept = winners;
+  Expected<std::string> spec = linkWinners(d.kept, "tuned");
+  if (!spec)
+    return spec.takeError();
+  Expected<BenchRecord> tuned = evaluator.evaluate(*spec, "tuned");
+  if (!tuned)
+    return tuned.takeError();
+  d.measured = *tuned;
+  if (winners.empty()) {
+    d.text = "no dispatch had a winner; the spec is empty";
+    return d;
+  }
+  if (helps(d.measured)) {
+    d.text = "all winners kept";
+    return d;
+  }
+  Expected<std::vector<Winner>> helpful =
+      dropHarmful(evaluator, winners, d.dropped);
+  if (!helpful)
+    return helpful.takeError();
+  d.kept = std::move(*helpful);
+  if (!d.kept.empty()) {
+    spec = linkWinners(d.kept, "pruned");
+    if (!spec)
+      return spec.takeError();
+    tuned = evaluator.evaluate(*spec, "pruned");
+    if (!tuned)
+      return tuned.takeError();
+    d.measured = *tuned;
+    if (helps(d.measured)) {
+      d.text = formatv("the tuned model was not faster; dropped {0} of {1} "
+                       "winners",
+                       d.dropped.size(), winners.size());
+      return d;
+    }
+    for (const Winner &w : d.kept)
+      d.dropped.push_back(json::Object{
+          {"dispatch", w.dispatch},
+          {"reason", "together the remaining winners give " + describe(d.measured)}});
+    d.kept.clear();
+  }
+  d.text = "no combination of winners made the model faster; the spec is empty";
+  return d;
+}
+
+Error writeResult(const Decision &d, double seconds) {
+  const BenchRecord &m = d.measured;
+  // An empty spec leaves the model as the baseline compiled it.
+  bool tuned = !d.kept.empty() && m.status == Status::Ok && m.median > 0;
+  json::Array keptIds;
+  for (const Winner &w : d.kept)
+    keptIds.push_back(w.dispatch);
+  json::Object result{
+      {"schema", schema::kModel},
+      {"model", modelPath.getValue()},
+      {"status", toString(m.status)},
+      {"message", m.message},
+      {"decision", d.text},
+      {"baseline_median_s", m.baselineMedian},
+      {"tuned_median_s", tuned ? m.median : m.baselineMedian},
+      {"speedup", tuned ? m.baselineMedian / m.median : 1.0},
+      {"ratio", m.ratio},
+      {"noise", m.noise},
+      {"max_error", m.maxError},
+      {"winners_kept", std::move(keptIds)},
+      {"winners_dropped", json::Array(d.dropped)},
+      {"baseline_samples_s", toArray(m.baselineSamples)},
+      {"measured_samples_s", toArray(m.samples)},
+      {"seconds", seconds}};
+  return writeJsonFile(outputPath, std::move(result));
+}
+
 Error run(const char *argv0) {
   auto start = std::chrono::steady_clock::now();
   if (!sys::fs::exists(modelPath))
@@ -185,98 +299,20 @@ Error run(const char *argv0) {
   if (baseline->status != Status::Ok)
     return makeError(modelPath + ": the model does not compile without a "
                                  "spec: " + baseline->message);
-
-  json::Array dropped;
-  std::vector<Winner> kept = *winners;
-  Expected<std::string> spec = linkWinners(kept, "tuned");
+  Expected<Decision> decision = decide(evaluator, *winners);
+  if (!decision)
+    return decision.takeError();
+  Expected<std::string> spec = linkWinners(decision->kept, "final");
   if (!spec)
     return spec.takeError();
-  Expected<BenchRecord> tuned = evaluator.evaluate(*spec, "tuned");
-  if (!tuned)
-    return tuned.takeError();
-  std::string decision = "all winners kept";
-  if (!helps(*tuned) && !kept.empty()) {
-    // Find the winners that hurt: measure each alone against the baseline.
-    std::vector<Winner> helpful;
-    for (const Winner &w : kept) {
-      Expected<std::string> solo = linkWinners({w}, "solo-" + w.dispatch);
-      if (!solo)
-        return solo.takeError();
-      Expected<BenchRecord> alone = evaluator.evaluate(*solo, "solo-" + w.dispatch);
-      if (!alone)
-        return alone.takeError();
-      if (helps(*alone))
-        helpful.push_back(w);
-      else
-        dropped.push_back(json::Object{{"dispatch", w.dispatch},
-                                       {"reason", "alone it gives " + describe(*alone)}});
-    }
-    kept = helpful;
-    spec = linkWinners(kept, "pruned");
-    if (!spec)
-      return spec.takeError();
-    tuned = evaluator.evaluate(*spec, "pruned");
-    if (!tuned)
-      return tuned.takeError();
-    decision = formatv("the tuned model was not faster; dropped {0} of {1} "
-                       "winners",
-                       dropped.size(), winners->size())
-                   .str();
-    if (!helps(*tuned) && !kept.empty()) {
-      for (const Winner &w : kept)
-        dropped.push_back(json::Object{
-            {"dispatch", w.dispatch},
-            {"reason", "together the remaining winners give " + describe(*tuned)}});
-      kept.clear();
-      decision = "no combination of winners made the model faster; the "
-                 "spec is empty";
-    }
-  }
   Expected<std::string> text = readFile(*spec);
   if (!text)
     return text.takeError();
-  if (kept.empty()) {
-    Expected<std::string> empty = linkWinners({}, "final");
-    if (!empty)
-      return empty.takeError();
-    text = readFile(*empty);
-    if (!text)
-      return text.takeError();
-  }
   if (Error err = writeFileIfChanged(finalSpec, *text))
     return err;
-
-  json::Array keptIds;
-  for (const Winner &w : kept)
-    keptIds.push_back(w.dispatch);
-  json::Array baseSamples, tunedSamples;
-  for (double s : tuned->baselineSamples)
-    baseSamples.push_back(s);
-  for (double s : tuned->samples)
-    tunedSamples.push_back(s);
-  bool measured = tuned->status == Status::Ok;
-  json::Object result{
-      {"schema", schema::kModel},
-      {"model", modelPath},
-      {"status", toString(tuned->status)},
-      {"message", tuned->message},
-      {"decision", decision},
-      {"baseline_median_s", tuned->baselineMedian},
-      {"tuned_median_s", tuned->median},
-      {"speedup", measured && tuned->median > 0
-                      ? tuned->baselineMedian / tuned->median
-                      : 0.0},
-      {"ratio", tuned->ratio},
-      {"noise", tuned->noise},
-      {"max_error", tuned->maxError},
-      {"winners_kept", std::move(keptIds)},
-      {"winners_dropped", std::move(dropped)},
-      {"baseline_samples_s", std::move(baseSamples)},
-      {"tuned_samples_s", std::move(tunedSamples)},
-      {"seconds", std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count()}};
-  return writeJsonFile(outputPath, std::move(result));
+  return writeResult(*decision, std::chrono::duration<double>(
+                                    std::chrono::steady_clock::now() - start)
+                                    .count());
 }
 
 } // namespace
