@@ -2,7 +2,7 @@
 # End-to-end tests of `retune plan` + real `ninja tune` on a tiny model.
 # usage: tune_e2e.sh <tool dir> <scratch dir>
 set -u
-tools=$1
+tools=$(cd "$1" && pwd)
 work=$2
 here=$(cd "$(dirname "$0")" && pwd)
 retune=$tools/retune
@@ -45,6 +45,24 @@ expect_contains "$(json_field "$repo/build/report/summary.json" 'd["schema"], le
 "$tools/retune-compile" --payload "$repo/model.mlir" --spec "$repo/build/tuning_spec.mlir" \
   --output "$work/check.so" --record "$work/check.json"
 expect_contains "$(cat "$work/check.json")" '"status": "ok"' "the final spec compiles the model"
+
+echo "== the model step drops a winner that hurts the model, and says why"
+ids=($(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for x in d["dispatches"])'))
+for id in "${ids[@]}"; do
+  printf '{"schema": "retune.select/1", "dispatch": "%s", "winner": 0, "spec": "candidates/%s/0.spec.mlir"}\n' \
+    "$id" "$id" >"$work/select-$id.json"
+done
+(cd "$repo/build" && RETUNE_CACHE_DIR=off RETUNE_INJECT_FAULT="wrong:tuned.spec,wrong:solo-${ids[0]}" \
+  "$tools/retune-model" --model ../model.mlir --work-dir "$work/model-drop" --final-spec "$work/drop.spec.mlir" \
+  --output "$work/drop.json" --entry forward --repetitions 3 "$work"/select-*.json) || fail "retune-model"
+# Whether the other winner alone still helps depends on timing; either way
+# the decision must say the model was not faster with all winners.
+expect_contains "$(json_field "$work/drop.json" '"not faster" in d["decision"] or "made the model faster" in d["decision"]')" \
+  "True" "the decision says the tuned model was not faster"
+expect_contains "$(json_field "$work/drop.json" '[(x["dispatch"], x["reason"][:29]) for x in d["winners_dropped"]]')" \
+  "('${ids[0]}', 'alone it gives wrong_result: ')" "the harmful winner is dropped with its reason"
+grep -q "match_${ids[0]}_c0" "$work/drop.spec.mlir" && fail "the dropped winner is still in the spec" \
+  || pass "the dropped winner is not in the final spec"
 
 echo "== a fresh build directory with a warm cache replays"
 "$retune" plan "$repo/tune.toml" -B "$repo/build2"
