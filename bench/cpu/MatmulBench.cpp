@@ -28,6 +28,7 @@ static cl::opt<std::string> defaultRecord("default", cl::Required,
 static cl::opt<unsigned> repetitions("repetitions", cl::init(15));
 
 extern "C" void openblas_set_num_threads(int);
+extern "C" char *openblas_get_corename(void);
 
 static Expected<std::unique_ptr<bench::Kernel>> load(StringRef recordPath,
                                                      FuncSignature &signature) {
@@ -110,7 +111,8 @@ int main(int argc, char **argv) {
               (long long)m, (long long)n, (long long)k, repetitions.getValue());
   std::printf("  tuned spec       %7.1f GFLOP/s\n", gTuned);
   std::printf("  default config   %7.1f GFLOP/s\n", gBase);
-  std::printf("  OpenBLAS sgemm   %7.1f GFLOP/s\n", gBlas);
+  std::printf("  OpenBLAS sgemm   %7.1f GFLOP/s  (%s kernel)\n", gBlas,
+              openblas_get_corename());
   std::printf("  tuned / OpenBLAS %7.2fx   tuned / default %7.2fx\n",
               gTuned / gBlas, gTuned / gBase);
   return 0;
