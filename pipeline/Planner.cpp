@@ -252,7 +252,8 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   w.build({{"model/result.json"}, {"tuning_spec.mlir"}, "model", bests,
            modelInputs, {}, {}});
   graph.reportInputs.push_back("model/result.json");
-  w.build({{"report/summary.json"}, {}, "report", {}, graph.reportInputs, {},
+  w.build({{"report/summary.json"}, {"report/index.html"}, "report", {},
+           graph.reportInputs, {},
            {}});
   w.blank();
   w.phony("spec", {"tuning_spec.mlir"});

@@ -5,6 +5,7 @@
 // report/summary.json plus a table on stdout.
 //
 //===----------------------------------------------------------------------===//
+#include "stages/report/HtmlReport.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Records.h"
 #include "stages/support/ToolMain.h"
@@ -45,6 +46,8 @@ struct DispatchSummary {
   double share = 0, baseline = 0, best = 0, speedup = 1;
   std::string winner = "-";
   unsigned ok = 0, failed = 0;
+  std::vector<report::CandidatePoint> points;
+  std::string reason;
 };
 
 Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
@@ -80,6 +83,7 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
     } else {
       ++s.failed;
     }
+    s.points.push_back({c.index, bench->status, bench->ratio});
     measured[c.index] = std::move(*bench);
   }
   // Without a winner: the baseline over every measurement of the dispatch.
@@ -101,6 +105,7 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
     s.best = w.median;
     s.speedup = w.median > 0 ? w.baselineMedian / w.median : 1;
   }
+  s.reason = selection->getString("reason").value_or("").str();
   json::Object counts;
   for (const auto &[status, n] : byStatus)
     counts[status] = n;
@@ -140,6 +145,32 @@ void printTable(const std::vector<DispatchSummary> &rows,
              1e3 * model->getNumber("tuned_median_s").value_or(0),
              model->getNumber("speedup").value_or(0));
   fmt::print("{}\n", model->getString("decision").value_or("").str());
+}
+
+Error writeHtml(const std::vector<DispatchSummary> &summaries,
+                const json::Object &model, StringRef modelFile) {
+  std::vector<report::DispatchRow> rows;
+  for (const DispatchSummary &s : summaries) {
+    report::DispatchRow row;
+    row.id = s.object.getString("id").value_or("").str();
+    row.name = s.name;
+    row.winner = s.winner;
+    row.reason = s.reason;
+    row.share = s.share;
+    row.baseline = s.baseline;
+    row.best = s.best;
+    row.speedup = s.speedup;
+    row.ok = s.ok;
+    row.failed = s.failed;
+    row.points = s.points;
+    rows.push_back(std::move(row));
+  }
+  report::ModelRow modelRow{model.getNumber("baseline_median_s").value_or(0),
+                            model.getNumber("tuned_median_s").value_or(0),
+                            model.getNumber("speedup").value_or(0),
+                            model.getString("decision").value_or("").str()};
+  return writeFileIfChanged(at("report/index.html"),
+                            report::renderHtml(modelFile, rows, modelRow));
 }
 
 Error run() {
@@ -187,6 +218,8 @@ Error run() {
   summary["model"] = std::move(modelSummary);
   summary["stage_seconds"] = std::move(stageSeconds);
   if (Error err = writeJsonFile(at(outputPath), std::move(summary)))
+    return err;
+  if (Error err = writeHtml(rows, *modelObject, index->model))
     return err;
   printTable(rows, modelObject);
   fmt::print("stage seconds: candidates {:.2f}, compile {:.2f}, bench {:.2f}, "
