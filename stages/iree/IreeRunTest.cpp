@@ -172,8 +172,8 @@ TEST_F(IreeFakes, DumpFailureIsAnError) {
 TEST_F(IreeFakes, CompileAndBench) {
   IreeDispatch d;
   std::string input = prepared(0, &d);
-  // Baseline: the compiler's own heuristics, placeholder spec.
-  std::string baselineSpec = writeSpec("baseline.mlir", emitPlaceholderSpec());
+  // Baseline: the compiler's own heuristics, empty spec.
+  std::string baselineSpec = writeSpec("baseline.mlir", emitEmptySpec());
   CompileRecord base = compile(input, baselineSpec, "baseline");
   ASSERT_EQ(base.status, Status::Ok) << base.message;
   EXPECT_FALSE(base.artifactHash.empty());
@@ -354,7 +354,7 @@ TEST(IreeHot, ByProfile) {
 namespace {
 
 TEST_F(IreeFakes, ModelInterleaved) {
-  std::string spec = writeSpec("model_spec.mlir", "// fake-iree: time=900\n" + emitPlaceholderSpec());
+  std::string spec = writeSpec("model_spec.mlir", "// fake-iree: time=900\n" + emitEmptySpec());
   auto compileModel = [&](const std::string &specPath, llvm::StringRef name) {
     CompileRequest request;
     request.input = model;
@@ -389,7 +389,7 @@ TEST_F(IreeFakes, ModelInterleaved) {
 
 TEST(IreeSpecFiles, WriteVerifies) {
   std::string dir = scratchDir("spec");
-  EXPECT_FALSE(static_cast<bool>(writeTuningSpec(dir + "/ok.mlir", emitPlaceholderSpec())));
+  EXPECT_FALSE(static_cast<bool>(writeTuningSpec(dir + "/ok.mlir", emitEmptySpec())));
   llvm::Error err = writeTuningSpec(dir + "/bad.mlir", "module {\n}\n");
   ASSERT_TRUE(static_cast<bool>(err));
   EXPECT_NE(llvm::toString(std::move(err)).find("refusing"), std::string::npos);

@@ -171,7 +171,7 @@ ConvGeometry convGeometry(const Problem &p) {
 
 std::string emitTuningSpec(ArrayRef<SpecEntry> entries) {
   if (entries.empty())
-    return emitPlaceholderSpec();
+    return emitEmptySpec();
   std::string out =
       "module attributes {iree_codegen.tuning_spec_with_default_entrypoint, "
       "transform.with_named_sequence} {\n";
@@ -234,7 +234,7 @@ std::string emitTuningSpec(ArrayRef<SpecEntry> entries) {
   return out;
 }
 
-std::string emitPlaceholderSpec() {
+std::string emitEmptySpec() {
   return "module attributes {transform.with_named_sequence} {\n"
          "  transform.named_sequence @__kernel_config(%arg0: "
          "!transform.any_op {transform.readonly}) -> !transform.any_op "

@@ -37,7 +37,7 @@ std::string emitTuningSpec(llvm::ArrayRef<SpecEntry> entries);
 /// The baseline spec (amdsharktuner's candidate 0): an entry point that only
 /// yields, without the default-entrypoint attribute, so that the compiler's
 /// own heuristics configure every dispatch.
-std::string emitPlaceholderSpec();
+std::string emitEmptySpec();
 
 /// Checks IREE's tuning-spec rules (IREECodegenDialect's attribute verifier:
 /// entry-point signature, `@__kernel_config` shape, the single

@@ -96,10 +96,10 @@ TEST(IreeSpec, SeveralEntriesAndDefaultNames) {
   EXPECT_FALSE(static_cast<bool>(verifyTuningSpec(spec, "two")));
 }
 
-TEST(IreeSpec, PlaceholderVerifies) {
+TEST(IreeSpec, EmptySpecVerifies) {
   EXPECT_FALSE(
-      static_cast<bool>(verifyTuningSpec(emitPlaceholderSpec(), "baseline")));
-  EXPECT_EQ(emitTuningSpec({}), emitPlaceholderSpec());
+      static_cast<bool>(verifyTuningSpec(emitEmptySpec(), "baseline")));
+  EXPECT_EQ(emitTuningSpec({}), emitEmptySpec());
 }
 
 TEST(IreeSpec, CpuLoweringConfig) {

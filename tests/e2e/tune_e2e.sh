@@ -39,6 +39,7 @@ out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
 [ $rc -eq 0 ] && pass "ninja tune exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
 [ -s "$repo/build/tuning_spec.mlir" ] && pass "tuning_spec.mlir exists" || fail "no tuning_spec.mlir"
 [ -s "$repo/build/report/summary.json" ] && pass "summary.json exists" || fail "no summary.json"
+[ -s "$repo/build/report/index.html" ] && pass "index.html exists" || fail "no index.html"
 expect_contains "$out" "retune: tuning summary" "console table printed"
 expect_contains "$(json_field "$repo/build/report/summary.json" 'd["schema"], len(d["dispatches"]), d["model"]["speedup"] > 0')" \
   "retune.summary/1 2 True" "summary has schema, both dispatches and a model speedup"

@@ -3,7 +3,7 @@
 // One dispatch -> candidate tuning specs in IREE's format: the GPU search
 // spaces (stages/gpu) for ROCm targets, the CPU knob space (stages/cpu, the
 // mlir-cpu backend's) rendered as #iree_cpu.lowering_config for llvm-cpu.
-// Also writes baseline.spec.mlir, the placeholder spec the baseline is
+// Also writes baseline.spec.mlir, the empty spec the baseline is
 // compiled with. Every spec is verified before it is written; unchanged specs
 // keep their mtime and specs beyond --count are removed.
 //
@@ -191,7 +191,7 @@ Error run() {
     return makeError(problemPath + ": expected exactly one dispatch");
   const DispatchEntry &entry = dispatch->dispatches.front();
   if (Error err = writeTuningSpec(outputDir + "/baseline.spec.mlir",
-                                  emitPlaceholderSpec()))
+                                  emitEmptySpec()))
     return err;
   CandidateIndex index;
   index.dispatch = entry.id;
