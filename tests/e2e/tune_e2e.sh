@@ -133,6 +133,12 @@ err=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "unknown k
 expect_contains "$err" "tune.toml:5: unknown key 'candidatez' in [tune]" "unknown key named with its line"
 [ -e "$repo/build" ] && fail "build dir created for a bad config" || pass "no build dir for a bad config"
 
+make_repo "$repo" '[tune' 'candidates = 3'
+err=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "malformed TOML accepted"
+expect_contains "$err" "tune.toml:4:" "malformed TOML named with its line"
+expect_contains "$err" "invalid TOML" "malformed TOML explained"
+[ -e "$repo/build" ] && fail "build dir created for malformed TOML" || pass "no build dir for malformed TOML"
+
 make_repo "$repo" '[bench]' 'repetitions = -1'
 err=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "bad value accepted"
 expect_contains "$err" "tune.toml:5: [bench] repetitions must be an integer from 1" "bad value named with its line"
