@@ -298,7 +298,7 @@ Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
       yieldedTypes.push_back(problem.elementTypes[i]);
     }
     body += join(yielded, ", ") + " : " + join(yieldedTypes, ", ") + "\n}";
-    std::string stub;
+    std::string rootText;
     StringRef src = file.text();
     size_t pos = toks[nameTok].offset;
     size_t i = nameTok;
@@ -319,15 +319,15 @@ Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
         ++i;
         continue;
       }
-      stub += src.slice(pos, toks[i].offset).str() + replacement;
+      rootText += src.slice(pos, toks[i].offset).str() + replacement;
       i = skipTo;
       pos = i < toks.size() ? toks[i - 1].offset + toks[i - 1].text.size()
                             : src.size();
     }
-    stub += src.slice(pos, toks[op.end - 1].offset + toks[op.end - 1].text.size())
+    rootText += src.slice(pos, toks[op.end - 1].offset + toks[op.end - 1].text.size())
                 .str();
     std::string module = aliases.str() + "func.func @retune_root(" + args +
-                         ") {\n  " + stub + "\n  return\n}\n";
+                         ") {\n  " + rootText + "\n  return\n}\n";
     mlir::OwningOpRef<mlir::ModuleOp> parsed =
         mlir::parseSourceString<mlir::ModuleOp>(module, context.get());
     if (!parsed)
