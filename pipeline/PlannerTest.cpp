@@ -2,6 +2,7 @@
 
 #include "stages/support/FileUtil.h"
 #include "stages/support/Records.h"
+#include "stages/support/Testing.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
@@ -12,22 +13,6 @@ using namespace retune;
 using namespace retune::pipeline;
 
 namespace {
-
-Problem matmul() {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = "linalg.matmul";
-  p.loopRanges = {64, 64, 64};
-  p.iteratorTypes = {"parallel", "parallel", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2) -> (d0, d2)>",
-                    "affine_map<(d0, d1, d2) -> (d2, d1)>",
-                    "affine_map<(d0, d1, d2) -> (d0, d1)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "mnk";
-  p.target = "cpu:test";
-  return p;
-}
 
 class PlannerTest : public ::testing::Test {
 protected:
@@ -48,7 +33,7 @@ protected:
     for (auto [id, share] : {std::pair<const char *, double>{"aaaa", 0.75},
                              {"bbbb", 0.25}})
       index.dispatches.push_back({id, std::string("mm_") + id, "mm", share * 3,
-                                  share, 1, matmul()});
+                                  share, 1, test::matmulProblem(64, 64, 64)});
     ASSERT_FALSE(static_cast<bool>(
         writeJsonFile((dir + "/dispatches/index.json").str(), toJson(index))));
   }
@@ -60,16 +45,8 @@ protected:
     ASSERT_FALSE(static_cast<bool>(writeJsonFile(
         (dir + "/candidates/" + id + "/index.json").str(), toJson(index))));
   }
-  /// Compares with a golden file; RETUNE_UPDATE_GOLDEN=1 rewrites it.
   void expectGolden(StringRef name, const std::string &actual) {
-    std::string path =
-        std::string(RETUNE_SOURCE_DIR) + "/pipeline/testdata/" + name.str();
-    if (std::getenv("RETUNE_UPDATE_GOLDEN"))
-      ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(path, actual)));
-    Expected<std::string> golden = readFile(path);
-    ASSERT_TRUE(static_cast<bool>(golden)) << toString(golden.takeError());
-    EXPECT_EQ(actual, *golden) << "golden " << path
-                               << " differs (RETUNE_UPDATE_GOLDEN=1 rewrites)";
+    test::expectGolden("pipeline/testdata/" + name.str(), actual);
   }
 
   llvm::SmallString<128> dir;

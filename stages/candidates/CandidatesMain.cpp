@@ -48,13 +48,10 @@ static void removeStaleSpecs(StringRef dir, unsigned keep) {
 }
 
 static Error run() {
-  Expected<DispatchIndex> dispatch = readRecord<DispatchIndex>(
-      problemPath, schema::kDispatches, dispatchIndexFromJson);
+  Expected<DispatchEntry> dispatch = readDispatchProblem(problemPath);
   if (!dispatch)
     return dispatch.takeError();
-  if (dispatch->dispatches.size() != 1)
-    return makeError(problemPath + ": expected exactly one dispatch");
-  const DispatchEntry &entry = dispatch->dispatches.front();
+  const DispatchEntry &entry = *dispatch;
 
   CandidateIndex index;
   index.dispatch = entry.id;

@@ -329,6 +329,16 @@ Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
   return record;
 }
 
+Expected<DispatchEntry> readDispatchProblem(StringRef path) {
+  Expected<DispatchIndex> index =
+      readRecord<DispatchIndex>(path, schema::kDispatches, dispatchIndexFromJson);
+  if (!index)
+    return index.takeError();
+  if (index->dispatches.size() != 1)
+    return makeError(path + ": expected exactly one dispatch");
+  return std::move(index->dispatches.front());
+}
+
 Expected<json::Value> readJsonFile(StringRef path, StringRef expectedSchema) {
   Expected<std::string> text = readFile(path);
   if (!text)

@@ -122,6 +122,9 @@ llvm::Expected<CompileRecord> compileRecordFromJson(const llvm::json::Value &v);
 llvm::json::Value toJson(const BenchRecord &record);
 llvm::Expected<BenchRecord> benchRecordFromJson(const llvm::json::Value &v);
 
+/// Reads dispatches/<id>/problem.json: a dispatch index with exactly one entry.
+llvm::Expected<DispatchEntry> readDispatchProblem(llvm::StringRef path);
+
 /// Reads `path`, parses JSON and checks `schema`. Errors name the file.
 llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path,
                                                llvm::StringRef schema);

@@ -183,13 +183,10 @@ Expected<std::vector<Planned>> planCandidates(const Problem &problem,
 }
 
 Error run() {
-  Expected<DispatchIndex> dispatch = readRecord<DispatchIndex>(
-      problemPath, schema::kDispatches, dispatchIndexFromJson);
+  Expected<DispatchEntry> dispatch = readDispatchProblem(problemPath);
   if (!dispatch)
     return dispatch.takeError();
-  if (dispatch->dispatches.size() != 1)
-    return makeError(problemPath + ": expected exactly one dispatch");
-  const DispatchEntry &entry = dispatch->dispatches.front();
+  const DispatchEntry &entry = *dispatch;
   if (Error err = writeTuningSpec(outputDir + "/baseline.spec.mlir",
                                   emitEmptySpec()))
     return err;
