@@ -7,7 +7,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
-#include <cstdlib>
 
 using namespace retune;
 using namespace retune::pipeline;
