@@ -84,6 +84,7 @@ static Expected<FuncSignature> pickFunction(const CompileRecord &record,
 }
 
 static Error runChild() {
+  double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   Expected<CompileRecord> baseline = readCompileRecord(baselinePath);
   if (!baseline)
@@ -109,16 +110,18 @@ static Error runChild() {
   record.seconds = std::chrono::duration<double>(
                        std::chrono::steady_clock::now() - start)
                        .count();
+  record.startedAt = startedAt;
   return writeJsonFile(outputPath, toJson(record));
 }
 
 /// A record for a candidate that never reached the measurement.
 static Error writeFailure(Status status, const Twine &message,
-                          double seconds = 0) {
+                          double seconds = 0, double startedAt = unixSeconds()) {
   BenchRecord record;
   record.status = status;
   record.message = message.str();
   record.seconds = seconds;
+  record.startedAt = startedAt;
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -148,7 +151,10 @@ static bool replay(const ContentCache &cache, StringRef key) {
     consumeError(record.takeError());
     return false;
   }
+  // This build spent (almost) no time on it.
   record->cached = true;
+  record->startedAt = unixSeconds();
+  record->seconds = 0;
   if (Error err = writeJsonFile(outputPath, toJson(*record))) {
     consumeError(std::move(err));
     return false;
@@ -223,7 +229,8 @@ static Error measureInChild(const char *argv0) {
   Status status = outcome.status;
   if (status == Status::Ok || status == Status::CompileError)
     status = Status::BenchError;
-  return writeFailure(status, outcome.message, outcome.seconds);
+  return writeFailure(status, outcome.message, outcome.seconds,
+                      outcome.startedAt);
 }
 
 int main(int argc, char **argv) {

@@ -55,6 +55,7 @@ static Error run() {
 
   CandidateIndex index;
   index.dispatch = entry.id;
+  index.startedAt = unixSeconds();
   if (!skipReason.empty()) {
     index.note = skipReason;
     removeStaleSpecs(outputDir, 0);

@@ -74,6 +74,7 @@ static std::string faultFor(StringRef spec) {
 }
 
 static Error runChild() {
+  double startedAt = unixSeconds();
   // Copies, not the cl::opts: lld resets every option when it links.
   std::string output = outputPath, record = recordPath;
   cpu::CompileRequest request;
@@ -96,6 +97,7 @@ static Error runChild() {
   compiled.artifactHash = blake3Hex(*bytes);
   compiled.seconds = result->transformSeconds + result->lowerSeconds +
                      result->codegenSeconds + result->linkSeconds;
+  compiled.startedAt = startedAt;
   compiled.message = formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
                            "link {3:f3}s",
                            result->transformSeconds, result->lowerSeconds,
@@ -136,7 +138,10 @@ static Error restore(const std::map<std::string, std::string> &entry) {
   Expected<CompileRecord> compiled = compileRecordFromJson(*value);
   if (!compiled)
     return compiled.takeError();
+  // This build spent (almost) no time on it.
   compiled->cached = true;
+  compiled->startedAt = unixSeconds();
+  compiled->seconds = 0;
   auto artifact = entry.find("artifact.so");
   if (artifact != entry.end()) {
     compiled->artifact = outputPath;
@@ -220,6 +225,7 @@ static Error compileInChild(const char *argv0) {
                        ? "the compiler exited without writing a record"
                        : outcome.message;
   record.seconds = outcome.seconds;
+  record.startedAt = outcome.startedAt;
   sys::fs::remove(outputPath);
   return writeJsonFile(recordPath, toJson(record));
 }

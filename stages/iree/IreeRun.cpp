@@ -49,6 +49,7 @@ CompileRecord compileCandidate(const IreeTools &tools,
       runLimited(tools.compile, compileArgs(tools.syntax(), request),
                  request.timeoutSeconds, request.memoryMB, request.logPath);
   record.seconds = outcome.seconds;
+  record.startedAt = outcome.startedAt;
   if (outcome.status != Status::Ok) {
     record.status = outcome.status;
     record.message = outcome.message;
@@ -175,6 +176,7 @@ BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
   ChildOutcome child = runLimited(tools.benchmark, benchArgs(request),
                                   request.timeoutSeconds, 0, request.logPath);
   outcome.seconds = child.seconds;
+  outcome.startedAt = child.startedAt;
   if (child.status != Status::Ok) {
     outcome.status = child.status == Status::CompileError ? Status::BenchError
                                                           : child.status;
@@ -236,6 +238,7 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
   record.message = candidate.message;
   record.samples = candidate.samplesUs;
   record.seconds = candidate.seconds;
+  record.startedAt = candidate.startedAt;
   record.baselineSamples.assign(baselineBefore.begin(), baselineBefore.end());
   record.baselineSamples.insert(record.baselineSamples.end(),
                                 baselineAfter.begin(), baselineAfter.end());
@@ -393,6 +396,8 @@ InterleavedOutcome benchInterleaved(const IreeTools &tools,
     return request;
   };
   auto append = [](BenchOutcome &into, const BenchOutcome &run) {
+    if (into.startedAt == 0)
+      into.startedAt = run.startedAt;
     into.seconds += run.seconds;
     into.samplesUs.insert(into.samplesUs.end(), run.samplesUs.begin(),
                           run.samplesUs.end());

@@ -104,6 +104,8 @@ struct BenchOutcome {
   std::string message;
   std::vector<double> samplesUs;
   double seconds = 0;
+  /// When the (first) benchmark run started (Unix seconds).
+  double startedAt = 0;
 };
 
 /// Runs one benchmark; crashes, timeouts, non-zero exits, missing output and

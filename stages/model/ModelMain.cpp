@@ -258,7 +258,7 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
   return d;
 }
 
-Error writeResult(const Decision &d, double seconds) {
+Error writeResult(const Decision &d, double startedAt, double seconds) {
   const BenchRecord &m = d.measured;
   // An empty spec leaves the model as the baseline compiled it.
   bool tuned = !d.kept.empty() && m.status == Status::Ok && m.median > 0;
@@ -281,11 +281,13 @@ Error writeResult(const Decision &d, double seconds) {
       {"winners_dropped", json::Array(d.dropped)},
       {"baseline_samples_s", toArray(m.baselineSamples)},
       {"measured_samples_s", toArray(m.samples)},
-      {"seconds", seconds}};
+      {"seconds", seconds},
+      {"started_at", startedAt}};
   return writeJsonFile(outputPath, std::move(result));
 }
 
 Error run(const char *argv0) {
+  double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   if (!sys::fs::exists(modelPath))
     return makeError(modelPath + ": no such file");
@@ -310,7 +312,7 @@ Error run(const char *argv0) {
     return text.takeError();
   if (Error err = writeFileIfChanged(finalSpec, *text))
     return err;
-  return writeResult(*decision, std::chrono::duration<double>(
+  return writeResult(*decision, startedAt, std::chrono::duration<double>(
                                     std::chrono::steady_clock::now() - start)
                                     .count());
 }

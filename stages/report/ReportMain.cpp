@@ -8,6 +8,7 @@
 #include "stages/report/HtmlReport.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Records.h"
+#include "stages/support/StageClock.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -37,7 +38,7 @@ std::string at(const Twine &relative) {
 }
 
 struct StageTimes {
-  double candidates = 0, compile = 0, bench = 0, model = 0;
+  StageClock candidates, compile, bench, model;
 };
 
 struct DispatchSummary {
@@ -59,7 +60,14 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
       candidateIndexFromJson);
   if (!candidates)
     return candidates.takeError();
-  times.candidates += candidates->enumerationSeconds;
+  times.candidates.add(candidates->startedAt, candidates->enumerationSeconds);
+  // The baseline's compile is part of the compile stage too.
+  if (Expected<CompileRecord> baseline = readRecord<CompileRecord>(
+          at("artifacts/" + d.id + "/baseline.json"), schema::kCompile,
+          compileRecordFromJson))
+    times.compile.add(baseline->startedAt, baseline->seconds);
+  else
+    consumeError(baseline.takeError()); // not every backend has one there
   std::map<std::string, unsigned> byStatus;
   std::vector<double> baselines;
   std::map<unsigned, BenchRecord> measured;
@@ -69,12 +77,12 @@ Expected<DispatchSummary> summarize(const DispatchEntry &d, StageTimes &times) {
         at("artifacts/" + stem), schema::kCompile, compileRecordFromJson);
     if (!compiled)
       return compiled.takeError();
-    times.compile += compiled->seconds;
+    times.compile.add(compiled->startedAt, compiled->seconds);
     Expected<BenchRecord> bench = readRecord<BenchRecord>(
         at("results/" + stem), schema::kBench, benchRecordFromJson);
     if (!bench)
       return bench.takeError();
-    times.bench += bench->seconds;
+    times.bench.add(bench->startedAt, bench->seconds);
     ++byStatus[toString(bench->status).str()];
     if (bench->status == Status::Ok) {
       ++s.ok;
@@ -193,7 +201,8 @@ Error run() {
   if (!model)
     return model.takeError();
   const json::Object *modelObject = model->getAsObject();
-  times.model = modelObject->getNumber("seconds").value_or(0);
+  times.model.add(modelObject->getNumber("started_at").value_or(0),
+                 modelObject->getNumber("seconds").value_or(0));
   json::Array dropped;
   if (const json::Array *list = modelObject->getArray("winners_dropped"))
     dropped = *list;
@@ -205,11 +214,16 @@ Error run() {
   modelSummary["decision"] =
       modelObject->getString("decision").value_or("").str();
   modelSummary["winners_dropped"] = std::move(dropped);
-  json::Object stageSeconds;
-  stageSeconds["candidates"] = times.candidates;
-  stageSeconds["compile"] = times.compile;
-  stageSeconds["bench"] = times.bench;
-  stageSeconds["model"] = times.model;
+  const std::pair<const char *, const StageClock *> stages[] = {
+      {"candidates", &times.candidates},
+      {"compile", &times.compile},
+      {"bench", &times.bench},
+      {"model", &times.model}};
+  json::Object stageSeconds, busySeconds;
+  for (auto [name, clock] : stages) {
+    stageSeconds[name] = clock->wallSeconds();
+    busySeconds[name] = clock->busySeconds();
+  }
   json::Object summary;
   summary["schema"] = schema::kSummary;
   summary["backend"] = backend.getValue();
@@ -217,14 +231,17 @@ Error run() {
   summary["dispatches"] = std::move(dispatches);
   summary["model"] = std::move(modelSummary);
   summary["stage_seconds"] = std::move(stageSeconds);
+  summary["stage_busy_seconds"] = std::move(busySeconds);
   if (Error err = writeJsonFile(at(outputPath), std::move(summary)))
     return err;
   if (Error err = writeHtml(rows, *modelObject, index->model))
     return err;
   printTable(rows, modelObject);
-  fmt::print("stage seconds: candidates {:.2f}, compile {:.2f}, bench {:.2f}, "
-             "model {:.2f}\n",
-             times.candidates, times.compile, times.bench, times.model);
+  fmt::print("stage wall seconds: candidates {:.2f}, compile {:.2f} (busy {:.2f}), "
+             "bench {:.2f}, model {:.2f}\n",
+             times.candidates.wallSeconds(), times.compile.wallSeconds(),
+             times.compile.busySeconds(), times.bench.wallSeconds(),
+             times.model.wallSeconds());
   return Error::success();
 }
 

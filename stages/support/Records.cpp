@@ -5,9 +5,17 @@
 
 #include "llvm/Support/raw_ostream.h"
 
+#include <chrono>
+
 using namespace llvm;
 
 namespace retune {
+
+double unixSeconds() {
+  return std::chrono::duration<double>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
 
 StringRef toString(Status status) {
   switch (status) {
@@ -172,6 +180,7 @@ json::Value toJson(const CandidateIndex &index) {
                       {"dispatch", index.dispatch},
                       {"total_solutions", static_cast<int64_t>(index.totalSolutions)},
                       {"enumeration_s", index.enumerationSeconds},
+                      {"started_at", index.startedAt},
                       {"note", index.note},
                       {"candidates", std::move(candidates)}};
 }
@@ -182,6 +191,7 @@ Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
   index.dispatch = reader.str("dispatch");
   index.totalSolutions = reader.num("total_solutions");
   index.enumerationSeconds = reader.num("enumeration_s", false);
+  index.startedAt = reader.num("started_at", false);
   index.note = reader.str("note", false);
   if (const json::Array *array = reader.array("candidates")) {
     for (const json::Value &item : *array) {
@@ -268,7 +278,8 @@ json::Value toJson(const CompileRecord &record) {
                       {"artifact", record.artifact},
                       {"artifact_hash", record.artifactHash},
                       {"cached", record.cached},
-                      {"seconds", record.seconds}};
+                      {"seconds", record.seconds},
+                      {"started_at", record.startedAt}};
 }
 
 Expected<CompileRecord> compileRecordFromJson(const json::Value &v) {
@@ -281,6 +292,7 @@ Expected<CompileRecord> compileRecordFromJson(const json::Value &v) {
   if (reader.object)
     record.cached = reader.object->getBoolean("cached").value_or(false);
   record.seconds = reader.num("seconds", false);
+  record.startedAt = reader.num("started_at", false);
   if (Error err = reader.take())
     return std::move(err);
   if (const json::Array *functions = reader.object->getArray("functions")) {
@@ -304,6 +316,7 @@ json::Value toJson(const BenchRecord &record) {
                       {"noise", record.noise},
                       {"max_error", record.maxError},
                       {"seconds", record.seconds},
+                      {"started_at", record.startedAt},
                       {"cached", record.cached},
                       {"samples_s", toArray(record.samples)},
                       {"baseline_samples_s", toArray(record.baselineSamples)}};
@@ -320,6 +333,7 @@ Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
   record.noise = reader.num("noise", false);
   record.maxError = reader.num("max_error", false);
   record.seconds = reader.num("seconds", false);
+  record.startedAt = reader.num("started_at", false);
   record.samples = reader.nums("samples_s");
   if (reader.object)
     record.cached = reader.object->getBoolean("cached").value_or(false);

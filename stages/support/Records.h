@@ -20,6 +20,10 @@
 namespace retune {
 
 /// Outcome of one candidate at one stage. Candidate-level failures are data.
+/// Wall-clock time as Unix seconds: when a step started, so that the report
+/// can measure a stage's wall time as the union of its steps' intervals.
+double unixSeconds();
+
 enum class Status { Ok, CompileError, Crash, Timeout, WrongResult, BenchError };
 llvm::StringRef toString(Status status);
 std::optional<Status> parseStatus(llvm::StringRef text);
@@ -60,6 +64,8 @@ struct CandidateIndex {
   /// Valid configurations in the whole space (before taking the first N).
   uint64_t totalSolutions = 0;
   double enumerationSeconds = 0;
+  /// When the enumeration started (Unix seconds; 0 = unknown).
+  double startedAt = 0;
   /// Why there are no candidates, when there are none.
   std::string note;
   std::vector<CandidateEntry> candidates;
@@ -87,6 +93,9 @@ struct CompileRecord {
   std::string artifact;
   std::string artifactHash;
   double seconds = 0;
+  /// When this step started (Unix seconds; 0 = unknown). With `seconds` it
+  /// is the interval the step occupied in this build.
+  double startedAt = 0;
   /// Replayed from the content-addressed cache instead of compiled.
   bool cached = false;
   std::vector<FuncSignature> functions;
@@ -106,6 +115,8 @@ struct BenchRecord {
   double noise = 0;
   double maxError = 0;
   double seconds = 0;
+  /// When this step started (Unix seconds; 0 = unknown).
+  double startedAt = 0;
   /// Replayed from the content-addressed cache instead of measured.
   bool cached = false;
 };

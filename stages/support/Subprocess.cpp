@@ -37,6 +37,7 @@ ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
   ChildOutcome outcome;
   std::string errorMessage;
   bool executionFailed = false;
+  outcome.startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   int rc = sys::ExecuteAndWait(program, argv, /*Env=*/std::nullopt, redirects,
                                timeoutSeconds, memoryMB, &errorMessage,

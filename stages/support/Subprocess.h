@@ -18,6 +18,8 @@ struct ChildOutcome {
   /// Why it failed: the signal, the timeout, or the tail of the child's log.
   std::string message;
   double seconds = 0;
+  /// When the child was started (Unix seconds).
+  double startedAt = 0;
 };
 
 /// Runs `program` with `args` (argv[0] excluded), stdout and stderr going to

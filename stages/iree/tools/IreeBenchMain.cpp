@@ -64,6 +64,7 @@ BenchRecord measure(const IreeTools &ireeTools, const CompileRecord &compiled) {
   record.status = outcome.status;
   record.message = outcome.message;
   record.seconds = outcome.seconds;
+  record.startedAt = outcome.startedAt;
   for (double us : outcome.samplesUs)
     record.samples.push_back(us * 1e-6);
   record.median = median(record.samples);
@@ -86,6 +87,8 @@ Error run() {
       earlier->message = "identical module (" +
                          compiled->artifactHash.substr(0, 16) +
                          ") measured before on " + device + "; reused";
+      earlier->startedAt = unixSeconds();
+      earlier->seconds = 0;
       return writeJsonFile(outputPath, toJson(*earlier));
     }
     consumeError(earlier.takeError()); // A damaged entry: measure again.

@@ -192,6 +192,7 @@ Error run() {
     return err;
   CandidateIndex index;
   index.dispatch = entry.id;
+  index.startedAt = unixSeconds();
   std::vector<Planned> planned;
   if (!skipReason.empty()) {
     index.note = skipReason;

@@ -107,6 +107,7 @@ json::Array toSeconds(ArrayRef<double> us) {
 }
 
 Error run() {
+  double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   Expected<std::vector<std::pair<std::string, std::string>>> winners =
       tools::readWinners(selections);
@@ -179,7 +180,8 @@ Error run() {
       {"tuned_samples_s", toSeconds(timed.tuned.samplesUs)},
       {"seconds", std::chrono::duration<double>(
                       std::chrono::steady_clock::now() - start)
-                      .count()}};
+                      .count()},
+      {"started_at", startedAt}};
   return writeJsonFile(outputPath, std::move(result));
 }
 

@@ -57,6 +57,7 @@ BenchRecord rank(const BenchRecord &measured, size_t k,
   outcome.message = measured.message;
   outcome.samplesUs = measured.samples; // seconds: the ratio is unit-free
   outcome.seconds = measured.seconds;
+  outcome.startedAt = measured.startedAt;
   if (baselines[k].complete())
     return makeBenchRecord(outcome, baselines[k].before, baselines[k].after);
   StringMap<std::vector<double>> perDevice;
