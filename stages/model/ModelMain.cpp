@@ -13,6 +13,7 @@
 #include "stages/support/Records.h"
 #include "stages/support/Subprocess.h"
 #include "stages/support/ToolMain.h"
+#include "stages/support/WinnerPruning.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -21,6 +22,7 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
+#include <map>
 
 using namespace llvm;
 using namespace retune;
@@ -66,11 +68,6 @@ namespace {
 std::string inWork(const Twine &name) {
   return (Twine(workDir.getValue()) + "/" + name).str();
 }
-
-struct Winner {
-  std::string dispatch;
-  std::string spec;
-};
 
 std::string sibling(const char *argv0, StringRef tool) {
   SmallString<256> path(sys::path::parent_path(currentExecutable(argv0)));
@@ -173,9 +170,7 @@ Expected<std::string> linkWinners(ArrayRef<Winner> winners, StringRef tag) {
 
 /// What the model step decided, and the measurement behind it.
 struct Decision {
-  std::vector<Winner> kept;
-  json::Array dropped;
-  std::string text;
+  WinnerDecision winners;
   BenchRecord measured;
 };
 
@@ -186,91 +181,40 @@ json::Array toArray(const std::vector<double> &values) {
   return array;
 }
 
-/// Measures each winner alone against the baseline; keeps the ones that help.
-Expected<std::vector<Winner>> dropHarmful(ModelEvaluator &evaluator,
-                                          ArrayRef<Winner> winners,
-                                          json::Array &dropped) {
-  std::vector<Winner> helpful;
-  for (const Winner &w : winners) {
-    std::string tag = "solo-" + w.dispatch;
-    Expected<std::string> solo = linkWinners({w}, tag);
-    if (!solo)
-      return solo.takeError();
-    Expected<BenchRecord> alone = evaluator.evaluate(*solo, tag);
-    if (!alone)
-      return alone.takeError();
-    if (helps(*alone))
-      helpful.push_back(w);
-    else
-      dropped.push_back(json::Object{
-          {"dispatch", w.dispatch}, {"reason", "alone it gives " + describe(*alone)}});
-  }
-  return helpful;
-}
-
-/// All winners if the model gets faster; else the ones that help alone, if
-/// together they still make it faster; else none.
 Expected<Decision> decide(ModelEvaluator &evaluator,
                           const std::vector<Winner> &winners) {
-  Decision d;
-  d.kept = winners;
-  Expected<std::string> spec = linkWinners(d.kept, "tuned");
-  if (!spec)
-    return spec.takeError();
-  Expected<BenchRecord> tuned = evaluator.evaluate(*spec, "tuned");
-  if (!tuned)
-    return tuned.takeError();
-  d.measured = *tuned;
-  if (winners.empty()) {
-    d.text = "no dispatch had a winner; the spec is empty";
-    return d;
-  }
-  if (helps(d.measured)) {
-    d.text = "all winners kept";
-    return d;
-  }
-  Expected<std::vector<Winner>> helpful =
-      dropHarmful(evaluator, winners, d.dropped);
-  if (!helpful)
-    return helpful.takeError();
-  d.kept = std::move(*helpful);
-  if (!d.kept.empty()) {
-    spec = linkWinners(d.kept, "pruned");
+  std::map<std::string, BenchRecord> measured;
+  auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
+    Expected<std::string> spec = linkWinners(some, tag);
     if (!spec)
       return spec.takeError();
-    tuned = evaluator.evaluate(*spec, "pruned");
-    if (!tuned)
-      return tuned.takeError();
-    d.measured = *tuned;
-    if (helps(d.measured)) {
-      d.text = formatv("the tuned model was not faster; dropped {0} of {1} "
-                       "winners",
-                       d.dropped.size(), winners.size());
-      return d;
-    }
-    for (const Winner &w : d.kept)
-      d.dropped.push_back(json::Object{
-          {"dispatch", w.dispatch},
-          {"reason", "together the remaining winners give " + describe(d.measured)}});
-    d.kept.clear();
-  }
-  d.text = "no combination of winners made the model faster; the spec is empty";
-  return d;
+    Expected<BenchRecord> record = evaluator.evaluate(*spec, tag);
+    if (!record)
+      return record.takeError();
+    Trial trial{helps(*record), describe(*record)};
+    measured[tag.str()] = std::move(*record);
+    return trial;
+  };
+  Expected<WinnerDecision> chosen = decideWinners(winners, measure);
+  if (!chosen)
+    return chosen.takeError();
+  BenchRecord behind = measured[chosen->finalTag];
+  return Decision{std::move(*chosen), std::move(behind)};
 }
 
 Error writeResult(const Decision &d, double startedAt, double seconds) {
   const BenchRecord &m = d.measured;
   // An empty spec leaves the model as the baseline compiled it.
-  bool tuned = !d.kept.empty() && m.status == Status::Ok && m.median > 0;
+  bool tuned = !d.winners.kept.empty() && m.status == Status::Ok && m.median > 0;
   json::Array keptIds;
-  for (const Winner &w : d.kept)
+  for (const Winner &w : d.winners.kept)
     keptIds.push_back(w.dispatch);
   json::Object result{
       {"schema", schema::kModel},
       {"model", modelPath.getValue()},
       {"status", toString(m.status)},
       {"message", m.message},
-      {"decision", d.text},
+      {"decision", d.winners.text},
       {"baseline_median_s", m.baselineMedian},
       {"tuned_median_s", tuned ? m.median : m.baselineMedian},
       {"speedup", tuned ? m.baselineMedian / m.median : 1.0},
@@ -278,7 +222,7 @@ Error writeResult(const Decision &d, double startedAt, double seconds) {
       {"noise", m.noise},
       {"max_error", m.maxError},
       {"winners_kept", std::move(keptIds)},
-      {"winners_dropped", json::Array(d.dropped)},
+      {"winners_dropped", json::Array(d.winners.dropped)},
       {"baseline_samples_s", toArray(m.baselineSamples)},
       {"measured_samples_s", toArray(m.samples)},
       {"seconds", seconds},
@@ -304,7 +248,7 @@ Error run(const char *argv0) {
   Expected<Decision> decision = decide(evaluator, *winners);
   if (!decision)
     return decision.takeError();
-  Expected<std::string> spec = linkWinners(decision->kept, "final");
+  Expected<std::string> spec = linkWinners(decision->winners.kept, "final");
   if (!spec)
     return spec.takeError();
   Expected<std::string> text = readFile(*spec);

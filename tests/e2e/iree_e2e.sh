@@ -47,6 +47,22 @@ echo "== a second run does no work"
 out=$(ninja -C "$repo/build" tune 2>&1)
 expect_contains "$out" "no work to do" "second ninja tune is a no-op"
 
+echo "== a winner that slows the whole model is dropped; the others stay"
+winners=$(cd "$repo/build" && python3 -c 'import json,glob; print(" ".join(sorted(json.load(open(f))["dispatch"] for f in glob.glob("best/*.json") if json.load(open(f))["spec"])))')
+slow=${winners%% *}
+[ "$(wc -w <<<"$winners")" -ge 2 ] && pass "two or more winners to choose from" || fail "winners: $winners"
+rm -f "$repo/build/model/result.json"
+out=$(FAKE_IREE_MODEL_SLOW_WITH=$slow ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+result=$repo/build/model/result.json
+expect_contains "$(json_field "$result" 'd["winners_dropped"][0]["dispatch"], d["winners_dropped"][0]["reason"]')" \
+  "$slow alone it gives 5.000x the baseline time" "the slow winner is dropped, with its measurement"
+expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')" \
+  "$(( $(wc -w <<<"$winners") - 1 )) the tuned model was not faster; dropped 1 of" "the other winners are kept"
+grep -q "$slow" "$repo/build/tuning_spec.mlir" && fail "tuning_spec.mlir still has $slow" \
+  || pass "tuning_spec.mlir leaves the slow winner out"
+expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "@__kernel_config" "the pruned spec is a linked IREE spec"
+
 echo "== failures injected through the fakes are records, not fatal"
 hot=$(json_field "$repo/build/dispatches/index.json" 'd["dispatches"][0]["id"]')
 inject() { echo "// fake-iree: $2" >>"$repo/build/candidates/$hot/$1.spec.mlir"; }

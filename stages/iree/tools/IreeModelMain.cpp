@@ -2,22 +2,27 @@
 //
 // Compiles the whole model without and with the linked spec (the user's
 // compile flags), benchmarks both alternately on one device with the user's
-// benchmark flags (benchInterleaved), and writes the spec users get: the
-// linked one when the tuned model is faster, else an empty spec. The
-// decision and the samples go to model/result.json (retune.model/1).
+// benchmark flags (benchInterleaved), and writes the spec users get. When
+// the tuned model is not faster, each winner is tried alone and the ones
+// that do not help are dropped (decideWinners, shared with retune-model);
+// with none left the spec is empty. The decision and the samples go to
+// model/result.json (retune.model/1).
 //
 //===----------------------------------------------------------------------===//
+#include "stages/iree/IreeLinker.h"
 #include "stages/iree/IreeRun.h"
 #include "stages/iree/IreeSpec.h"
 #include "stages/iree/tools/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
+#include "stages/support/WinnerPruning.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 
 #include <chrono>
+#include <map>
 
 using namespace llvm;
 using namespace retune;
@@ -106,6 +111,68 @@ json::Array toSeconds(ArrayRef<double> us) {
   return seconds;
 }
 
+/// The model compiled and timed with one set of winners.
+struct Attempt {
+  std::string specText;
+  InterleavedOutcome timed;
+
+  bool ok() const {
+    return timed.baseline.status == Status::Ok &&
+           timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
+  }
+  bool helps() const {
+    return ok() && median(timed.tuned.samplesUs) < median(timed.baseline.samplesUs);
+  }
+  std::string describe() const {
+    if (!ok())
+      return timed.tuned.message + timed.baseline.message;
+    return formatv("{0:f3}x the baseline time",
+                   median(timed.tuned.samplesUs) / median(timed.baseline.samplesUs))
+        .str();
+  }
+};
+
+/// The spec of `some` winners: spec/linked.mlir for all of them (the link
+/// step made it), else linked here with the same linker.
+Expected<std::string> specFor(ArrayRef<Winner> some, bool isAll) {
+  if (isAll)
+    return readFile(linkedPath);
+  if (some.empty())
+    return tools::emptyTuningSpec();
+  std::vector<SpecInput> inputs;
+  for (const Winner &w : some) {
+    Expected<std::string> text = readFile(w.spec);
+    if (!text)
+      return text.takeError();
+    inputs.push_back({w.spec, std::move(*text)});
+  }
+  Expected<LinkResult> linked = linkTuningSpecs(inputs);
+  if (!linked)
+    return linked.takeError();
+  return linked->text;
+}
+
+Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
+                             StringRef tag, bool isAll) {
+  Attempt attempt;
+  Expected<std::string> text = specFor(some, isAll);
+  if (!text)
+    return text.takeError();
+  attempt.specText = std::move(*text);
+  std::string specPath = inWork(tag + ".spec.mlir");
+  if (Error err = writeTuningSpec(specPath, attempt.specText))
+    return std::move(err);
+  CompileRecord compiled = compileModel(ireeTools, specPath, tag);
+  if (compiled.status != Status::Ok) {
+    attempt.timed.tuned.status = compiled.status;
+    attempt.timed.tuned.message = "compile with the spec: " + compiled.message;
+    return attempt;
+  }
+  attempt.timed = benchInterleaved(ireeTools, benchRequest("baseline"),
+                                   benchRequest(tag), rounds);
+  return attempt;
+}
+
 Error run() {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
@@ -121,61 +188,49 @@ Error run() {
     return makeError(modelPath + ": the model does not compile without a "
                                  "spec (fix [iree] compile_flags): " +
                      baseline.message);
-  CompileRecord tuned = compileModel(*ireeTools, linkedPath, "tuned");
-  InterleavedOutcome timed;
-  std::string decision;
-  if (tuned.status != Status::Ok) {
-    timed.tuned.status = tuned.status;
-    timed.tuned.message = "compile with the linked spec: " + tuned.message;
-  } else {
-    timed = benchInterleaved(*ireeTools, benchRequest("baseline"),
-                             benchRequest("tuned"), rounds);
-  }
-  double baseMedian = median(timed.baseline.samplesUs) * 1e-6;
-  double tunedMedian = median(timed.tuned.samplesUs) * 1e-6;
-  bool ok = timed.baseline.status == Status::Ok &&
-            timed.tuned.status == Status::Ok && tunedMedian > 0;
-  bool keep = ok && tunedMedian < baseMedian && !winners->empty();
-  json::Array kept, dropped;
-  for (const auto &[dispatch, spec] : *winners) {
-    if (keep)
-      kept.push_back(dispatch);
-    else
-      dropped.push_back(json::Object{
-          {"dispatch", dispatch},
-          {"reason", ok ? formatv("the tuned model took {0:f3}x the baseline "
-                                  "time",
-                                  tunedMedian / baseMedian)
-                              .str()
-                        : timed.tuned.message + timed.baseline.message}});
-  }
-  if (keep)
-    decision = "all winners kept";
-  else if (winners->empty())
-    decision = "no dispatch had a winner; the spec is empty";
-  else
-    decision = "the tuned model was not faster; the spec is empty";
-  Expected<std::string> linked = readFile(linkedPath);
-  if (!linked)
-    return linked.takeError();
-  if (Error err = writeTuningSpec(finalSpec,
-                                  keep ? *linked : tools::emptyTuningSpec()))
+  std::vector<Winner> all;
+  for (auto &[dispatch, spec] : *winners)
+    all.push_back({dispatch, spec});
+  std::map<std::string, Attempt> attempts;
+  auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
+    Expected<Attempt> attempt = tryWinners(*ireeTools, some, tag,
+                                           some.size() == all.size());
+    if (!attempt)
+      return attempt.takeError();
+    Trial trial{attempt->helps(), attempt->describe()};
+    attempts[tag.str()] = std::move(*attempt);
+    return trial;
+  };
+  Expected<WinnerDecision> decision = decideWinners(all, measure);
+  if (!decision)
+    return decision.takeError();
+  const Attempt &behind = attempts[decision->finalTag];
+  bool tuned = !decision->kept.empty();
+  if (Error err = writeTuningSpec(finalSpec, tuned ? behind.specText
+                                                   : tools::emptyTuningSpec()))
     return err;
+  const InterleavedOutcome &timed = behind.timed;
+  double baseMedian = median(timed.baseline.samplesUs) * 1e-6;
+  double tunedMedian =
+      tuned ? median(timed.tuned.samplesUs) * 1e-6 : baseMedian;
   const BenchOutcome &failed =
       timed.baseline.status != Status::Ok ? timed.baseline : timed.tuned;
+  json::Array kept;
+  for (const Winner &w : decision->kept)
+    kept.push_back(w.dispatch);
   json::Object result{
       {"schema", schema::kModel},
       {"model", modelPath},
       {"device", device},
       {"status", toString(failed.status)},
       {"message", failed.message},
-      {"decision", decision},
+      {"decision", decision->text},
       {"baseline_median_s", baseMedian},
       {"tuned_median_s", tunedMedian},
-      {"speedup", ok ? baseMedian / tunedMedian : 0.0},
-      {"ratio", ok ? tunedMedian / baseMedian : 0.0},
+      {"speedup", tunedMedian > 0 ? baseMedian / tunedMedian : 0.0},
+      {"ratio", baseMedian > 0 ? tunedMedian / baseMedian : 0.0},
       {"winners_kept", std::move(kept)},
-      {"winners_dropped", std::move(dropped)},
+      {"winners_dropped", json::Array(decision->dropped)},
       {"baseline_samples_s", toSeconds(timed.baseline.samplesUs)},
       {"tuned_samples_s", toSeconds(timed.tuned.samplesUs)},
       {"seconds", std::chrono::duration<double>(
@@ -193,6 +248,6 @@ int main(int argc, char **argv) {
       argc, argv,
       "retune-iree-model: compile the whole model with and without the "
       "linked spec, benchmark both interleaved on one device, and write the "
-      "final tuning spec (empty when the tuned model is not faster).\n");
+      "final tuning spec (without the winners that do not help the model).\n");
   return finishTool("retune-iree-model", run());
 }

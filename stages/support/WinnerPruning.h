@@ -1,0 +1,60 @@
+//===- WinnerPruning.h - Which winners the whole model keeps ----*- C++ -*-===//
+//
+// Each winner beat the baseline on its own dispatch, in isolation. In the
+// whole model a winner can still hurt (cache effects between dispatches, a
+// spec that matches more than it should, a config that fails to compile in
+// context). The model step of every backend asks the same questions in the
+// same order; only how a set of winners is measured differs.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_SUPPORT_WINNERPRUNING_H
+#define RETUNE_SUPPORT_WINNERPRUNING_H
+
+#include "stages/support/LLVM.h"
+
+#include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace retune {
+
+struct Winner {
+  std::string dispatch;
+  /// The winning spec file.
+  std::string spec;
+};
+
+/// The outcome of measuring the model with a spec made of some winners.
+struct Trial {
+  /// Faster than the baseline (and correct).
+  bool helps = false;
+  /// For the record: "0.912x the baseline time", or why it failed.
+  std::string description;
+};
+
+/// Measures the model with exactly `winners` linked (maybe none); `tag`
+/// names the attempt ("tuned", "solo-<dispatch>", "pruned") for its files.
+/// An error aborts the decision: a failing compile or bench is a Trial.
+using MeasureWinners =
+    llvm::function_ref<Expected<Trial>(ArrayRef<Winner> winners, StringRef tag)>;
+
+struct WinnerDecision {
+  std::vector<Winner> kept;
+  /// {"dispatch", "reason"} per dropped winner.
+  llvm::json::Array dropped;
+  /// One line for the report.
+  std::string text;
+  /// The tag of the measurement that describes `kept`.
+  std::string finalTag;
+};
+
+/// All winners if together they make the model faster; else the ones that
+/// help alone, if together those still make it faster; else none.
+Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
+                                       MeasureWinners measure);
+
+} // namespace retune
+
+#endif // RETUNE_SUPPORT_WINNERPRUNING_H
