@@ -324,4 +324,15 @@ Expected<LinkResult> linkTuningSpecs(ArrayRef<SpecInput> specs) {
   return result;
 }
 
+Expected<LinkResult> linkTuningSpecFiles(ArrayRef<std::string> paths) {
+  std::vector<SpecInput> specs;
+  for (const std::string &path : paths) {
+    Expected<std::string> text = readFile(path);
+    if (!text)
+      return text.takeError();
+    specs.push_back({path, std::move(*text)});
+  }
+  return linkTuningSpecs(specs);
+}
+
 } // namespace retune::iree

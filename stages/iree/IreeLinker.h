@@ -48,6 +48,9 @@ struct LinkResult {
 /// verifyTuningSpec.
 Expected<LinkResult> linkTuningSpecs(ArrayRef<SpecInput> specs);
 
+/// Reads the spec files and links them (in precedence order).
+Expected<LinkResult> linkTuningSpecFiles(ArrayRef<std::string> paths);
+
 } // namespace retune::iree
 
 #endif // RETUNE_IREE_IREELINKER_H

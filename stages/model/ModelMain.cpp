@@ -136,21 +136,6 @@ std::string describe(const BenchRecord &record) {
   return formatv("{0:f3}x the baseline time", record.ratio).str();
 }
 
-Expected<std::vector<Winner>> readWinners() {
-  std::vector<Winner> winners;
-  for (const std::string &path : selections) {
-    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
-    if (!value)
-      return value.takeError();
-    const json::Object *object = value->getAsObject();
-    StringRef spec = object->getString("spec").value_or("");
-    if (!spec.empty())
-      winners.push_back({object->getString("dispatch").value_or("").str(),
-                         spec.str()});
-  }
-  return winners;
-}
-
 Expected<std::string> linkWinners(ArrayRef<Winner> winners, StringRef tag) {
   std::vector<std::string> specs;
   std::string header =
@@ -235,7 +220,7 @@ Error run(const char *argv0) {
   auto start = std::chrono::steady_clock::now();
   if (!sys::fs::exists(modelPath))
     return makeError(modelPath + ": no such file");
-  Expected<std::vector<Winner>> winners = readWinners();
+  Expected<std::vector<Winner>> winners = readWinners(selections);
   if (!winners)
     return winners.takeError();
   ModelEvaluator evaluator(argv0);

@@ -1,11 +1,36 @@
 //===- WinnerPruning.cpp - Which winners the whole model keeps ------------===//
 #include "stages/support/WinnerPruning.h"
 
+#include "stages/support/FileUtil.h"
+#include "stages/support/Records.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
 
 namespace retune {
+
+Expected<std::vector<Winner>> readWinners(ArrayRef<std::string> selectionFiles) {
+  std::vector<Winner> winners;
+  for (const std::string &path : selectionFiles) {
+    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
+    if (!value)
+      return value.takeError();
+    const json::Object *object = value->getAsObject();
+    StringRef spec = object->getString("spec").value_or("");
+    if (!spec.empty())
+      winners.push_back({object->getString("dispatch").value_or("").str(),
+                         spec.str()});
+  }
+  return winners;
+}
+
+std::vector<std::string> specPaths(ArrayRef<Winner> winners) {
+  std::vector<std::string> paths;
+  for (const Winner &w : winners)
+    paths.push_back(w.spec);
+  return paths;
+}
 
 static json::Object droppedEntry(const Winner &w, const Twine &reason) {
   return json::Object{{"dispatch", w.dispatch}, {"reason", reason.str()}};

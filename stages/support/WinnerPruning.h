@@ -26,6 +26,13 @@ struct Winner {
   std::string spec;
 };
 
+/// The winner of each selection record (best/<id>.json) that has one, in
+/// the given order.
+Expected<std::vector<Winner>> readWinners(ArrayRef<std::string> selectionFiles);
+
+/// The spec files of `winners`, in order.
+std::vector<std::string> specPaths(ArrayRef<Winner> winners);
+
 /// The outcome of measuring the model with a spec made of some winners.
 struct Trial {
   /// Faster than the baseline (and correct).

@@ -10,6 +10,7 @@
 #include "stages/iree/tools/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
+#include "stages/support/WinnerPruning.h"
 
 #include "llvm/Support/InitLLVM.h"
 
@@ -25,20 +26,12 @@ static cl::opt<std::string> outputPath("output", cl::Required,
                                        cl::cat(tools::category()));
 
 static Error run() {
-  Expected<std::vector<std::pair<std::string, std::string>>> winners =
-      tools::readWinners(selections);
+  Expected<std::vector<Winner>> winners = readWinners(selections);
   if (!winners)
     return winners.takeError();
-  std::vector<SpecInput> specs;
-  for (const auto &[dispatch, path] : *winners) {
-    Expected<std::string> text = readFile(path);
-    if (!text)
-      return text.takeError();
-    specs.push_back({path, std::move(*text)});
-  }
-  if (specs.empty())
+  if (winners->empty())
     return writeTuningSpec(outputPath, tools::emptyTuningSpec());
-  Expected<LinkResult> linked = linkTuningSpecs(specs);
+  Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(*winners));
   if (!linked)
     return linked.takeError();
   for (const std::string &note : linked->notes)

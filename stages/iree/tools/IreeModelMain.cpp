@@ -139,14 +139,7 @@ Expected<std::string> specFor(ArrayRef<Winner> some, bool isAll) {
     return readFile(linkedPath);
   if (some.empty())
     return tools::emptyTuningSpec();
-  std::vector<SpecInput> inputs;
-  for (const Winner &w : some) {
-    Expected<std::string> text = readFile(w.spec);
-    if (!text)
-      return text.takeError();
-    inputs.push_back({w.spec, std::move(*text)});
-  }
-  Expected<LinkResult> linked = linkTuningSpecs(inputs);
+  Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(some));
   if (!linked)
     return linked.takeError();
   return linked->text;
@@ -176,10 +169,9 @@ Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
 Error run() {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
-  Expected<std::vector<std::pair<std::string, std::string>>> winners =
-      tools::readWinners(selections);
-  if (!winners)
-    return winners.takeError();
+  Expected<std::vector<Winner>> all = readWinners(selections);
+  if (!all)
+    return all.takeError();
   Expected<IreeTools> ireeTools = tools::toolsFromOptions(workDir);
   if (!ireeTools)
     return ireeTools.takeError();
@@ -188,20 +180,17 @@ Error run() {
     return makeError(modelPath + ": the model does not compile without a "
                                  "spec (fix [iree] compile_flags): " +
                      baseline.message);
-  std::vector<Winner> all;
-  for (auto &[dispatch, spec] : *winners)
-    all.push_back({dispatch, spec});
   std::map<std::string, Attempt> attempts;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     Expected<Attempt> attempt = tryWinners(*ireeTools, some, tag,
-                                           some.size() == all.size());
+                                           some.size() == all->size());
     if (!attempt)
       return attempt.takeError();
     Trial trial{attempt->helps(), attempt->describe()};
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };
-  Expected<WinnerDecision> decision = decideWinners(all, measure);
+  Expected<WinnerDecision> decision = decideWinners(*all, measure);
   if (!decision)
     return decision.takeError();
   const Attempt &behind = attempts[decision->finalTag];

@@ -91,20 +91,4 @@ Expected<CompileRecord> readCompileRecord(StringRef path) {
                                    compileRecordFromJson);
 }
 
-Expected<std::vector<std::pair<std::string, std::string>>>
-readWinners(ArrayRef<std::string> selections) {
-  std::vector<std::pair<std::string, std::string>> winners;
-  for (const std::string &path : selections) {
-    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
-    if (!value)
-      return value.takeError();
-    const json::Object *object = value->getAsObject();
-    StringRef spec = object->getString("spec").value_or("");
-    if (!spec.empty())
-      winners.push_back(
-          {object->getString("dispatch").value_or("").str(), spec.str()});
-  }
-  return winners;
-}
-
 } // namespace retune::iree::tools

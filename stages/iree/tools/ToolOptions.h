@@ -48,9 +48,6 @@ std::string emptyTuningSpec();
 Expected<BenchRecord> readBenchRecord(llvm::StringRef path);
 Expected<CompileRecord> readCompileRecord(llvm::StringRef path);
 
-/// (dispatch id, winning spec path) of each best/<id>.json that has a winner.
-Expected<std::vector<std::pair<std::string, std::string>>>
-readWinners(llvm::ArrayRef<std::string> selections);
 
 } // namespace retune::iree::tools
 
