@@ -29,6 +29,10 @@ std::string deviceFile(StringRef stem, StringRef when, size_t device) {
 
 std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
 
+/// IREE's CPU drivers (`local-sync`, `local-task`): the device is this
+/// machine, so a measurement must not share it with compiles.
+bool isHostDevice(StringRef device) { return device.starts_with("local"); }
+
 } // namespace
 
 std::string shellQuote(StringRef arg) {
@@ -100,6 +104,10 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   auto bench = [&](StringRef output, StringRef record, size_t device,
                    std::vector<std::string> implicit,
                    std::vector<std::string> orderOnly, StringRef reuse) {
+    // On the host CPU, compiles running beside a bench inflate its samples
+    // (27-35 ms instead of 12 measured): benches wait for every compile.
+    if (isHostDevice(devices[device]))
+      orderOnly.push_back("compiled");
     w.build({{output.str()}, {}, "bench", {record.str()}, std::move(implicit),
              std::move(orderOnly),
              {{"pool", poolOf(device)},
@@ -142,11 +150,10 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   return best;
 }
 
-Expected<TuneConfig> resolveIreeTools(const TuneConfig &config,
-                                      StringRef logDir) {
+Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
   iree::IreeToolPaths paths{config.iree.compile, config.iree.opt,
                             config.iree.benchmark, config.iree.toolsDir,
-                            config.iree.version};
+                            config.iree.version, RETUNE_PROJECT_VENV_BIN};
   // Bare names in tune.toml ("iree-compile") are looked up on PATH.
   for (std::string *tool : {&paths.compile, &paths.opt, &paths.benchmark})
     if (!tool->empty() && !StringRef(*tool).contains('/')) {
@@ -156,10 +163,15 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config,
                          "' is not on PATH; give its full path");
       *tool = *found;
     }
-  Expected<iree::IreeTools> tools = iree::findIreeTools(paths, logDir);
+  Expected<iree::IreeTools> tools = iree::findIreeTools(paths);
   if (!tools)
     return makeError(config.configPath + ": [iree]: " +
                      toString(tools.takeError()));
+  outs() << "retune: IREE " << tools->version.text << ": " << tools->compile
+         << " (from " << tools->foundIn << ")\n";
+  if (tools->version.newerThanKnown)
+    errs() << config.configPath << ": warning: "
+           << iree::newerReleaseWarning(tools->version) << "\n";
   TuneConfig resolved = config;
   // Absolute: the build runs in the build directory, and PATH may hold
   // relative folders.

@@ -39,11 +39,10 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
                                     const CandidateIndex &index,
                                     CandidateGraph &graph);
 
-/// `config` with the IREE tools found (tools_dir, PATH) and the version
+/// `config` with the IREE tools found (tune.toml, tools_dir, PATH, the project's .venv) and the version
 /// pinned to the detected one, so that stage tools need not ask again. A
 /// missing tool or an unsupported version is the error, at plan time.
-Expected<TuneConfig> resolveIreeTools(const TuneConfig &config,
-                                      StringRef logDir);
+Expected<TuneConfig> resolveIreeTools(const TuneConfig &config);
 
 /// compiler.id for IREE: iree-compile's bytes, its version and the flags.
 Expected<std::string> ireeIdentity(const TuneConfig &resolved);

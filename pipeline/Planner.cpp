@@ -293,8 +293,7 @@ Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
 }
 
 Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths) {
-  Expected<TuneConfig> resolved =
-      resolveIreeTools(config, joinPath(paths.buildDir, "logs"));
+  Expected<TuneConfig> resolved = resolveIreeTools(config);
   if (!resolved)
     return resolved.takeError();
   Expected<std::string> identity = ireeIdentity(*resolved);

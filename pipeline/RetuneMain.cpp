@@ -57,13 +57,19 @@ static Error plan(const char *argv0) {
                      ": no such file");
   SmallString<256> build(buildDir);
   sys::fs::make_absolute(build);
+  bool fresh = !sys::fs::exists(build);
   if (std::error_code ec = sys::fs::create_directories(build))
     return makeError(build + ": cannot create: " + ec.message());
   pipeline::PlannerPaths paths;
   paths.buildDir = build.str().str();
   paths.toolDir = sys::path::parent_path(currentExecutable(argv0)).str();
   paths.rulesDir = rulesDir(paths.toolDir);
-  return pipeline::writePlan(*config, paths);
+  Error err = pipeline::writePlan(*config, paths);
+  // A refused plan leaves nothing behind: a build directory it created is
+  // removed again.
+  if (err && fresh)
+    sys::fs::remove_directories(build);
+  return err;
 }
 
 static Error status() {

@@ -15,6 +15,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/Path.h"
 
 #include <algorithm>
@@ -639,6 +640,38 @@ runDump(const IreeTools &tools, StringRef model,
                      "see " +
                      logPath);
   return files;
+}
+
+StringMap<unsigned> countDispatchCalls(StringRef flowText) {
+  // `flow.dispatch @<executable>::@<export>[...](...)`: one op per call site.
+  StringMap<unsigned> calls;
+  Regex call("flow\\.dispatch @([A-Za-z0-9_$.-]+)::");
+  SmallVector<StringRef> m;
+  for (StringRef rest = flowText; call.match(rest, &m);
+       rest = rest.drop_front(m[0].data() + m[0].size() - rest.data()))
+    ++calls[m[1]];
+  return calls;
+}
+
+Expected<StringMap<unsigned>>
+runDispatchCallCount(const IreeTools &tools, StringRef model,
+                     ArrayRef<std::string> compileFlags, StringRef flowPath,
+                     StringRef logPath, unsigned timeoutSeconds) {
+  std::vector<std::string> args = {model.str()};
+  args.insert(args.end(), compileFlags.begin(), compileFlags.end());
+  for (StringRef flag : {"--compile-to=flow", "-o"})
+    args.push_back(flag.str());
+  args.push_back(flowPath.str());
+  ChildOutcome outcome =
+      runLimited(tools.compile, args, timeoutSeconds, 0, logPath);
+  if (outcome.status != Status::Ok)
+    return makeError(model + ": iree-compile --compile-to=flow failed (" +
+                     toString(outcome.status) + "): " + outcome.message +
+                     "; full log: " + logPath);
+  Expected<std::string> text = readFile(flowPath);
+  if (!text)
+    return text.takeError();
+  return countDispatchCalls(*text);
 }
 
 Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,

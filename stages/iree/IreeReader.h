@@ -15,6 +15,8 @@
 
 #include "stages/iree/IreeTools.h"
 #include "stages/support/LLVM.h"
+
+#include "llvm/ADT/StringMap.h"
 #include "stages/support/Problem.h"
 #include "stages/support/Subprocess.h"
 
@@ -104,6 +106,18 @@ Expected<std::vector<std::string>>
 runDump(const IreeTools &tools, llvm::StringRef model,
         llvm::ArrayRef<std::string> compileFlags, llvm::StringRef dumpDir,
         llvm::StringRef logPath, unsigned timeoutSeconds = 1800);
+
+/// How often the model calls each executable: `flow.dispatch` ops per
+/// executable name in the model compiled to the flow phase. IREE dumps one
+/// benchmark per executable, however often it is called.
+llvm::StringMap<unsigned> countDispatchCalls(llvm::StringRef flowText);
+
+/// Compiles `model` to the flow phase (`flowPath`) and counts its calls.
+Expected<llvm::StringMap<unsigned>>
+runDispatchCallCount(const IreeTools &tools, llvm::StringRef model,
+                     llvm::ArrayRef<std::string> compileFlags,
+                     llvm::StringRef flowPath, llvm::StringRef logPath,
+                     unsigned timeoutSeconds = 1800);
 
 /// Strips `benchmarkFile` with iree-opt, reads the dispatch (root op still
 /// marked), drops `root_op` and writes the result to `outputFile`: the file

@@ -38,8 +38,9 @@ inline Problem matmulProblem(int64_t m, int64_t n, int64_t k,
 /// root); RETUNE_UPDATE_GOLDEN=1 rewrites it instead (review the diff).
 inline void expectGolden(StringRef relativePath, const std::string &actual) {
   std::string path = std::string(RETUNE_SOURCE_DIR) + "/" + relativePath.str();
-  if (std::getenv("RETUNE_UPDATE_GOLDEN"))
+  if (std::getenv("RETUNE_UPDATE_GOLDEN")) {
     ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(path, actual)));
+  }
   Expected<std::string> golden = readFile(path);
   ASSERT_TRUE(static_cast<bool>(golden)) << toString(golden.takeError());
   EXPECT_EQ(actual, *golden) << "golden " << path

@@ -80,10 +80,16 @@ expect_contains "$(status 2)" "bench_error" "benchmark error recorded"
 expect_contains "$(status 3)" "timeout" "hanging benchmark recorded as timeout"
 expect_contains "$(json_field "$repo/build/best/$hot.json" 'd["winner"]')" "None" "no faulty candidate wins"
 
-echo "== a missing tool is one clear error at plan time"
-out=$(PATH=/usr/bin:/bin "$retune" plan "$repo/tune.toml" -B "$work/no-tools" 2>&1); rc=$?
+echo "== a missing tool is one clear error at plan time, and leaves nothing behind"
+mkdir -p "$work/missing-tool"
+cp "$repo/model.mlir" "$work/missing-tool/"
+sed 's|^\[iree\]|[iree]\niree_compile = "/nonexistent/iree-compile"|' "$repo/tune.toml" \
+  > "$work/missing-tool/tune.toml"
+out=$("$retune" plan "$work/missing-tool/tune.toml" -B "$work/no-tools" 2>&1); rc=$?
 [ $rc -ne 0 ] && pass "plan fails" || fail "plan succeeded without IREE"
-expect_contains "$out" "cannot find iree-compile on PATH" "the error names the tool"
+[ ! -e "$work/no-tools" ] && pass "the refused plan left no build directory" \
+  || fail "the refused plan left $work/no-tools behind"
+expect_contains "$out" "/nonexistent/iree-compile' does not exist" "the error names the tool"
 
 echo "== $failures failure(s)"
 [ $failures -eq 0 ]

@@ -8,6 +8,7 @@
 // keep their mtime and specs beyond --count are removed.
 //
 //===----------------------------------------------------------------------===//
+#include "stages/cpu/CpuDefaults.h"
 #include "stages/cpu/CpuSpace.h"
 #include "stages/gpu/Candidates.h"
 #include "stages/iree/IreeReader.h"
@@ -16,6 +17,7 @@
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
 
+#include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 
@@ -72,9 +74,34 @@ cpu::CpuHost hostOf(const IreeTarget &target) {
   return host;
 }
 
+/// IREE's llvm-cpu pipeline rejects any vector larger than this
+/// ("One or more operations with large vector sizes (32768 bytes) were
+/// found", measured with IREE 3.13).
+constexpr int64_t kMaxVectorBytes = 32768;
+
+/// Bytes of the result tile one workgroup owns: distribution tiles, with 0
+/// (not distributed) meaning the whole loop.
+int64_t distributedResultBytes(const Problem &problem,
+                               ArrayRef<int64_t> distribution) {
+  int64_t elements = 1;
+  for (auto [i, type] : enumerate(problem.iteratorTypes))
+    if (type != "reduction") {
+      int64_t tile = i < distribution.size() ? distribution[i] : 0;
+      elements *= tile > 0 ? tile : problem.loopRanges[i];
+    }
+  StringRef type = problem.elementTypes.empty() ? "f32"
+                                                : StringRef(problem.elementTypes.back());
+  return elements * std::max(1u, cpu::elementBits(type) / 8);
+}
+
 /// The CPU config as IREE's tiling levels: outer tiles distribute, the
 /// reduction tiles are the cache level, register tiles split into the
 /// parallel and reduction vector levels.
+///
+/// With a cache_reduction level, IREE 3.13 vectorises the fill and the fused
+/// elementwise ops of the dispatch at the whole distribution tile; beyond
+/// 32 KB that is rejected. Such configs drop the cache level (and then
+/// compile, and ran 1.3-2x faster in isolation than with it).
 CpuTileSizes tilesOf(const Problem &problem, const cpu::CpuConfig &config) {
   CpuTileSizes tiles;
   for (auto [i, type] : enumerate(problem.iteratorTypes)) {
@@ -86,6 +113,8 @@ CpuTileSizes tilesOf(const Problem &problem, const cpu::CpuConfig &config) {
                                                    : at(config.registerTiles));
     tiles.vectorReduction.push_back(reduction ? at(config.registerTiles) : 0);
   }
+  if (distributedResultBytes(problem, tiles.distribution) > kMaxVectorBytes)
+    std::fill(tiles.cacheReduction.begin(), tiles.cacheReduction.end(), 0);
   return tiles;
 }
 
@@ -102,25 +131,19 @@ Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
       "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
                                                  : "DoubleTilingExpert");
   std::vector<Planned> planned;
+  // Configs that differ only in knobs IREE's lowering config cannot express
+  // (k_unroll, packing) render to the same spec: one candidate each.
+  StringSet<> rendered;
   for (const cpu::RankedConfig &ranked : space->ranked) {
     if (planned.size() == candidateCount)
       break;
     std::string info = cpuCompilationInfo(tilesOf(problem, ranked.config), pipeline);
+    if (!rendered.insert(info).second)
+      continue;
     planned.push_back({SpecEntry{problem, info, ""}, cpu::toJson(ranked.config),
                        ranked.cost});
   }
   return planned;
-}
-
-/// stages/gpu writes nightly's pipeline attribute; older releases spell it
-/// as an enum (IreeSyntax::pipeline).
-std::string respell(std::string info, const IreeSyntax &syntax) {
-  for (StringRef name : {"TileAndFuse", "VectorDistribute"}) {
-    std::string nightly = ("#iree_gpu.pipeline<" + name + ">").str();
-    for (size_t at; (at = info.find(nightly)) != std::string::npos;)
-      info.replace(at, nightly.size(), syntax.pipeline("gpu", name));
-  }
-  return info;
 }
 
 Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
@@ -151,7 +174,7 @@ Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
   for (auto [n, c] : enumerate(set->candidates)) {
     if (planned.size() == candidateCount)
       break;
-    std::string info = respell(c.compilationInfo, syntax);
+    std::string info = syntax.respell(c.compilationInfo);
     planned.push_back(
         {SpecEntry{problem, info, "", c.decompositionConfig},
          json::Object{{"pipeline", gpu::toString(c.config.pipeline)},

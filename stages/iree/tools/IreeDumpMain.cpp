@@ -3,7 +3,8 @@
 // Dumps the model's dispatch benchmarks with iree-compile, strips their
 // configurations with iree-opt, and writes the same files retune-dump does:
 // dispatches/index.json (heaviest first, with each dispatch's share of the
-// model's work: FLOPs x occurrences, or time from --profile) and per dispatch
+// model's work: FLOPs x calls, or time from --profile; calls are counted
+// in the model compiled to the flow phase) and per dispatch
 // <id>/problem.json and <id>/dispatch.mlir (the stripped benchmark every
 // candidate compiles from). A benchmark whose root op is not a contraction,
 // convolution or attention is listed on stderr and keeps IREE's default.
@@ -60,8 +61,19 @@ HotCandidate hotCandidate(const Found &f) {
           f.occurrences};
 }
 
-Expected<std::vector<Found>> prepareAll(const IreeTools &ireeTools,
-                                        ArrayRef<std::string> files) {
+/// Calls of `executable` in the model: from the flow-phase count, or 1 (one
+/// benchmark file) when the count is unavailable.
+unsigned callsOf(const std::optional<StringMap<unsigned>> &calls,
+                 StringRef executable) {
+  if (!calls)
+    return 1;
+  auto it = calls->find(executable);
+  return it == calls->end() ? 1 : std::max(1u, it->second);
+}
+
+Expected<std::vector<Found>>
+prepareAll(const IreeTools &ireeTools, ArrayRef<std::string> files,
+           const std::optional<StringMap<unsigned>> &calls) {
   std::vector<Found> found;
   std::map<std::string, size_t> byId;
   for (const std::string &file : files) {
@@ -76,15 +88,16 @@ Expected<std::vector<Found>> prepareAll(const IreeTools &ireeTools,
       continue;
     }
     std::string id = dispatch->problem.stableId();
+    unsigned occurrences = callsOf(calls, dispatch->executable);
     if (auto it = byId.find(id); it != byId.end()) {
-      ++found[it->second].occurrences;
+      found[it->second].occurrences += occurrences;
       continue;
     }
     Expected<std::string> text = readFile(prepared);
     if (!text)
       return text.takeError();
     byId[id] = found.size();
-    found.push_back({std::move(*dispatch), std::move(*text), 1});
+    found.push_back({std::move(*dispatch), std::move(*text), occurrences});
   }
   return found;
 }
@@ -116,7 +129,18 @@ Error run() {
               workDir + "/logs/dump.log", timeoutSeconds);
   if (!files)
     return files.takeError();
-  Expected<std::vector<Found>> found = prepareAll(*ireeTools, *files);
+  // Shares weigh each dispatch by its calls, not by its benchmark files
+  // (IREE dumps one per executable however often the model calls it).
+  std::optional<StringMap<unsigned>> calls;
+  Expected<StringMap<unsigned>> counted = runDispatchCallCount(
+      *ireeTools, modelPath, tools::compileFlags(), workDir + "/model.flow.mlir",
+      workDir + "/logs/flow.log", timeoutSeconds);
+  if (counted)
+    calls = std::move(*counted);
+  else
+    errs() << "retune-iree-dump: note: counting one call per dispatch: "
+           << toString(counted.takeError()) << "\n";
+  Expected<std::vector<Found>> found = prepareAll(*ireeTools, *files, calls);
   if (!found)
     return found.takeError();
   Expected<std::optional<StringMap<double>>> profile = readProfileOption();

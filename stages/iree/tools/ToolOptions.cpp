@@ -46,8 +46,7 @@ void parseOptions(int argc, char **argv, StringRef overview) {
 Expected<IreeTools> toolsFromOptions(StringRef logDir) {
   if (Error err = createParentDirs((logDir + "/x").str()))
     return std::move(err);
-  return findIreeTools({compilePath, optPath, benchmarkPath, "", version},
-                       logDir);
+  return findIreeTools({compilePath, optPath, benchmarkPath, "", version});
 }
 
 Expected<IreeSyntax> syntaxFromOptions() {
@@ -58,7 +57,7 @@ Expected<IreeSyntax> syntaxFromOptions() {
       parseIreeVersion("IREE compiler version " + version);
   if (!parsed)
     return parsed.takeError();
-  return syntaxFor(parsed->era);
+  return syntaxFor(parsed->line);
 }
 
 std::vector<std::string> compileFlags() {
