@@ -141,6 +141,7 @@ const std::map<std::string, TableParser> &tableParsers() {
               {std::pair<StringRef, std::string *>{"iree_compile", &i.compile},
                {"iree_opt", &i.opt},
                {"iree_benchmark_module", &i.benchmark},
+               {"iree_import_onnx", &i.importOnnx},
                {"tools_dir", &i.toolsDir},
                {"version", &i.version},
                {"profile", &i.profile}})
@@ -337,8 +338,13 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
   resolveRelative(config.iree.profile, base, false);
   resolveRelative(config.iree.toolsDir, base, false);
   for (std::string *tool : {&config.iree.compile, &config.iree.opt,
-                            &config.iree.benchmark})
+                            &config.iree.benchmark, &config.iree.importOnnx})
     resolveRelative(*tool, base, true);
+  if (config.modelIsOnnx() && config.backend != "iree")
+    return makeError(path + ": [model] path: " + config.modelPath +
+                     " is an ONNX model; the " + config.backend +
+                     " backend reads linalg MLIR. Set [backend] kind = "
+                     "\"iree\" (it imports ONNX with iree-import-onnx)");
   return config;
 }
 

@@ -17,8 +17,10 @@ namespace retune::pipeline {
 
 /// The `[iree]` table: how to run IREE's tools for `[backend] kind = "iree"`.
 struct IreeConfig {
-  /// Tool paths; empty ones are searched in `toolsDir`, then on PATH.
-  std::string compile, opt, benchmark, toolsDir;
+  /// Tool paths; empty ones are searched in `toolsDir`, then on PATH, then
+  /// in the project's .venv. `importOnnx` (iree-import-onnx) is needed only
+  /// for .onnx models and defaults to the one beside iree-compile.
+  std::string compile, opt, benchmark, toolsDir, importOnnx;
   /// Pins the IREE release instead of asking `iree-compile --version`.
   std::string version;
   /// Flags that compile the model for its target (also used for candidates).
@@ -46,6 +48,8 @@ struct TuneConfig {
   std::string modelPath;
   /// Function the whole-model benchmark times; empty: the only one.
   std::string entry;
+  /// An ONNX model (`.onnx`): the iree backend imports it first.
+  bool modelIsOnnx() const { return llvm::StringRef(modelPath).ends_with(".onnx"); }
 
   // [backend]
   std::string backend = "mlir-cpu";

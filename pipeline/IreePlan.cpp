@@ -2,12 +2,14 @@
 #include "pipeline/IreePlan.h"
 
 #include "stages/iree/IreeTools.h"
+#include "stages/iree/ModelSignature.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 using namespace llvm;
@@ -62,6 +64,8 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   if (!i.version.empty())
     tools.push_back(shellQuote("--iree-version=" + i.version));
   w.variable("iree_tools", join(tools, " "));
+  if (c.modelIsOnnx())
+    w.variable("iree_import_onnx", shellQuote(i.importOnnx));
   w.variable("iree_compile_flags", repeatedFlag("compile-flag", i.compileFlags));
   w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
   w.variable("iree_repetitions", std::to_string(i.repetitions));
@@ -103,7 +107,10 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   };
   auto bench = [&](StringRef output, StringRef record, size_t device,
                    std::vector<std::string> implicit,
-                   std::vector<std::string> orderOnly, StringRef reuse) {
+                   std::vector<std::string> orderOnly, StringRef reuse,
+                   StringRef baselineRecord) {
+    if (!baselineRecord.empty())
+      implicit.push_back(baselineRecord.str());
     // On the host CPU, compiles running beside a bench inflate its samples
     // (27-35 ms instead of 12 measured): benches wait for every compile.
     if (isHostDevice(devices[device]))
@@ -112,12 +119,16 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
              std::move(orderOnly),
              {{"pool", poolOf(device)},
               {"device", shellQuote("--device=" + devices[device])},
-              {"reuse_flag", reuse.str()}}});
+              {"reuse_flag", reuse.str()},
+              {"baseline_flag",
+               baselineRecord.empty()
+                   ? std::string()
+                   : shellQuote("--baseline-record=" + baselineRecord.str())}}});
   };
   std::string baseline =
       compile(d.id + "/baseline", candidatesDir + "/baseline.spec.mlir");
   for (size_t k = 0; k < devices.size(); ++k)
-    bench(deviceFile(d.id, "before", k), baseline, k, {}, {}, "");
+    bench(deviceFile(d.id, "before", k), baseline, k, {}, {}, "", "");
   std::vector<std::vector<std::string>> onDevice(devices.size());
   std::vector<std::string> measures;
   for (const CandidateEntry &c : index.candidates) {
@@ -127,7 +138,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
     std::string measure = "measure/" + stem + ".json";
     // Identical modules (same hash) reuse one measurement per device.
     bench(measure, record, k, {}, {deviceFile(d.id, "before", k)},
-          "--reuse-dir=cache/bench");
+          "--reuse-dir=cache/bench", baseline);
     onDevice[k].push_back(measure);
     measures.push_back(measure);
     results.push_back("results/" + stem + ".json");
@@ -138,7 +149,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   std::vector<std::string> rankInputs = measures;
   for (size_t k = 0; k < devices.size(); ++k) {
     // After every candidate of this dispatch on the device: drift shows.
-    bench(deviceFile(d.id, "after", k), baseline, k, onDevice[k], {}, "");
+    bench(deviceFile(d.id, "after", k), baseline, k, onDevice[k], {}, "", "");
     rankInputs.push_back(deviceFile(d.id, "before", k));
     rankInputs.push_back(deviceFile(d.id, "after", k));
   }
@@ -148,6 +159,51 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   w.build({{best}, {}, "select", {candidatesIndex}, results, {},
            {{"results_dir", "results/" + d.id}}});
   return best;
+}
+
+Error checkIreeEntry(const TuneConfig &config) {
+  // An ONNX model's signature is known after the import; the model step
+  // checks it then.
+  if (config.modelIsOnnx())
+    return Error::success();
+  bool hasInputs = llvm::any_of(config.iree.benchmarkFlags, [](StringRef flag) {
+    return StringRef(flag).starts_with("--input");
+  });
+  if (hasInputs && config.entry.empty())
+    return Error::success();
+  Expected<std::string> text = readFile(config.modelPath);
+  if (!text)
+    return text.takeError();
+  Expected<iree::EntryFunction> entry =
+      iree::readEntryFunction(*text, config.entry, config.modelPath);
+  if (!entry)
+    return makeError(config.configPath + ": [model]: " +
+                     toString(entry.takeError()));
+  return Error::success();
+}
+
+/// iree-import-onnx: tune.toml's path, else the one beside iree-compile (the
+/// same installation), else PATH.
+Expected<std::string> findImportOnnx(const TuneConfig &config,
+                                     StringRef ireeCompile) {
+  StringRef given = config.iree.importOnnx;
+  if (!given.empty()) {
+    if (sys::fs::can_execute(given))
+      return given.str();
+    return makeError(config.configPath + ": [iree] iree_import_onnx '" +
+                     given + "' does not exist or is not executable");
+  }
+  SmallString<256> sibling(sys::path::parent_path(ireeCompile));
+  sys::path::append(sibling, "iree-import-onnx");
+  if (sys::fs::can_execute(sibling))
+    return std::string(sibling);
+  if (ErrorOr<std::string> found = sys::findProgramByName("iree-import-onnx"))
+    return *found;
+  return makeError(config.configPath + ": [model] path is an ONNX model, "
+                   "which needs iree-import-onnx (pip install "
+                   "iree-base-compiler onnx; scripts/setup.sh installs both "
+                   "into .venv/) beside " +
+                   ireeCompile + " or on PATH");
 }
 
 Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
@@ -167,6 +223,13 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
   if (!tools)
     return makeError(config.configPath + ": [iree]: " +
                      toString(tools.takeError()));
+  std::string importOnnx = config.iree.importOnnx;
+  if (config.modelIsOnnx()) {
+    Expected<std::string> found = findImportOnnx(config, tools->compile);
+    if (!found)
+      return found.takeError();
+    importOnnx = *found;
+  }
   outs() << "retune: IREE " << tools->version.text << ": " << tools->compile
          << " (from " << tools->foundIn << ")\n";
   if (tools->version.newerThanKnown)
@@ -184,6 +247,8 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
   resolved.iree.opt = absolute(tools->opt);
   resolved.iree.benchmark = absolute(tools->benchmark);
   resolved.iree.version = tools->version.text;
+  if (!importOnnx.empty())
+    resolved.iree.importOnnx = absolute(importOnnx);
   return resolved;
 }
 

@@ -44,6 +44,11 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
 /// missing tool or an unsupported version is the error, at plan time.
 Expected<TuneConfig> resolveIreeTools(const TuneConfig &config);
 
+/// Checks at plan time that the model has the entry the whole-model
+/// benchmark needs (or one public function when none is named) and that its
+/// inputs can be read from the signature when benchmark_flags give none.
+Error checkIreeEntry(const TuneConfig &config);
+
 /// compiler.id for IREE: iree-compile's bytes, its version and the flags.
 Expected<std::string> ireeIdentity(const TuneConfig &resolved);
 

@@ -120,12 +120,41 @@ TEST_F(PlannerTest, IreePlanMeasuresBaselinesOnEveryDevice) {
   expectGolden("plan_iree_two_devices.ninja", manifest);
   // Candidate n runs on device n mod 2, after that device's first baseline.
   EXPECT_NE(manifest.find("build measure/aaaa/1.json: bench "
-                          "artifacts/aaaa/1.json || "
-                          "measure/aaaa/baseline.before.1.json\n"
+                          "artifacts/aaaa/1.json | artifacts/aaaa/baseline.json "
+                          "|| measure/aaaa/baseline.before.1.json\n"
                           "  pool = device_1"),
             std::string::npos);
+  // A candidate is compared with the baseline's module (not_applied).
+  EXPECT_NE(manifest.find("baseline_flag = "
+                          "--baseline-record=artifacts/aaaa/baseline.json"),
+            std::string::npos);
+  // GPU devices measure while other candidates compile.
+  EXPECT_EQ(manifest.find("|| compiled"), std::string::npos);
   EXPECT_NE(manifest.find("build measure/aaaa/baseline.after.0.json: bench "
                           "artifacts/aaaa/baseline.json | "
                           "measure/aaaa/0.json measure/aaaa/2.json\n"),
             std::string::npos);
+}
+
+TEST_F(PlannerTest, IreeBenchesOnTheHostCpuWaitForEveryCompile) {
+  config.backend = "iree";
+  config.iree.compile = "/ir/iree-compile";
+  config.iree.opt = "/ir/iree-opt";
+  config.iree.benchmark = "/ir/iree-benchmark-module";
+  config.iree.version = "3.13.0";
+  config.iree.devices = {"local-sync"};
+  writeDispatches();
+  writeCandidates("aaaa", 2);
+  writeCandidates("bbbb", 0);
+  std::string manifest = planManifest(config, paths);
+  // Compiles beside a bench on the same CPU spoil its samples.
+  EXPECT_NE(manifest.find("build measure/aaaa/0.json: bench "
+                          "artifacts/aaaa/0.json | artifacts/aaaa/baseline.json "
+                          "|| measure/aaaa/baseline.before.0.json compiled\n"),
+            std::string::npos)
+      << manifest;
+  EXPECT_NE(manifest.find("build measure/aaaa/baseline.before.0.json: bench "
+                          "artifacts/aaaa/baseline.json || compiled\n"),
+            std::string::npos)
+      << manifest;
 }

@@ -31,13 +31,16 @@ StringRef toString(Status status) {
     return "wrong_result";
   case Status::BenchError:
     return "bench_error";
+  case Status::NotApplied:
+    return "not_applied";
   }
   llvm_unreachable("unknown status");
 }
 
 std::optional<Status> parseStatus(StringRef text) {
   for (Status s : {Status::Ok, Status::CompileError, Status::Crash,
-                   Status::Timeout, Status::WrongResult, Status::BenchError})
+                   Status::Timeout, Status::WrongResult, Status::BenchError,
+                   Status::NotApplied})
     if (toString(s) == text)
       return s;
   return std::nullopt;

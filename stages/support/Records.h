@@ -24,7 +24,17 @@ namespace retune {
 /// can measure a stage's wall time as the union of its steps' intervals.
 double unixSeconds();
 
-enum class Status { Ok, CompileError, Crash, Timeout, WrongResult, BenchError };
+/// What became of a step. `NotApplied`: the candidate's spec changed nothing
+/// (its module is byte-identical to the baseline's: the matcher did not hit).
+enum class Status {
+  Ok,
+  CompileError,
+  Crash,
+  Timeout,
+  WrongResult,
+  BenchError,
+  NotApplied
+};
 llvm::StringRef toString(Status status);
 std::optional<Status> parseStatus(llvm::StringRef text);
 

@@ -4,7 +4,9 @@
 // as a bench record without a baseline: retune-iree-rank relates it to the
 // same device's baseline. With --reuse-dir, a module whose hash was already
 // measured on this device reuses that measurement (identical vmfbs of
-// different candidates are benchmarked once). Failures are records.
+// different candidates are benchmarked once). With --baseline-record, a
+// module identical to the baseline's is `not_applied` and not measured.
+// Failures are records.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/iree/IreeRun.h"
@@ -38,6 +40,11 @@ static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(300),
                                         cl::desc("seconds before the "
                                                  "benchmark is killed"),
                                         cl::cat(tools::category()));
+static cl::opt<std::string>
+    baselineRecordPath("baseline-record",
+                       cl::desc("the baseline's compile record: a candidate "
+                                "whose module is identical is not_applied"),
+                       cl::cat(tools::category()));
 static cl::opt<std::string> reuseDir("reuse-dir",
                                      cl::desc("measurements by module hash "
                                               "and device"),
@@ -80,6 +87,24 @@ Error run() {
     failed.status = compiled->status;
     failed.message = "compile: " + compiled->message;
     return writeJsonFile(outputPath, toJson(failed));
+  }
+  if (!baselineRecordPath.empty()) {
+    Expected<CompileRecord> baseline =
+        tools::readCompileRecord(baselineRecordPath);
+    if (!baseline)
+      return baseline.takeError();
+    // The spec changed nothing: the classic silent failure of a matcher
+    // that does not hit (iree#22134). Never measured, never a winner.
+    if (baseline->status == Status::Ok &&
+        baseline->artifactHash == compiled->artifactHash) {
+      BenchRecord same;
+      same.status = Status::NotApplied;
+      same.message = "the spec did not apply: the module is byte-identical "
+                     "to the baseline's (" +
+                     compiled->artifactHash.substr(0, 16) + ")";
+      same.startedAt = unixSeconds();
+      return writeJsonFile(outputPath, toJson(same));
+    }
   }
   if (!reuseDir.empty() && sys::fs::exists(reusePath(*compiled))) {
     Expected<BenchRecord> earlier = tools::readBenchRecord(reusePath(*compiled));

@@ -12,6 +12,7 @@
 #include "stages/iree/IreeLinker.h"
 #include "stages/iree/IreeRun.h"
 #include "stages/iree/IreeSpec.h"
+#include "stages/iree/ModelSignature.h"
 #include "stages/iree/tools/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
@@ -91,13 +92,44 @@ CompileRecord compileModel(const IreeTools &ireeTools, StringRef spec,
   return compileCandidate(ireeTools, request);
 }
 
+/// The function the model benchmark runs and its flags: tune.toml's entry
+/// and benchmark_flags, completed from the model's signature (the only
+/// public function; one zero-filled `--input=` per argument) when they do
+/// not say.
+struct ModelInvocation {
+  std::string function;
+  std::vector<std::string> flags;
+};
+ModelInvocation invocation;
+
+Expected<ModelInvocation> resolveInvocation() {
+  ModelInvocation result{entry, tools::benchFlags()};
+  bool hasInputs = llvm::any_of(result.flags, [](StringRef flag) {
+    return flag.starts_with("--input");
+  });
+  if (!result.function.empty() && hasInputs)
+    return result;
+  Expected<std::string> text = readFile(modelPath);
+  if (!text)
+    return text.takeError();
+  Expected<EntryFunction> signature =
+      readEntryFunction(*text, entry, modelPath);
+  if (!signature)
+    return signature.takeError();
+  result.function = signature->name;
+  if (!hasInputs)
+    for (const std::string &input : signature->inputs)
+      result.flags.push_back("--input=" + input);
+  return result;
+}
+
 BenchRequest benchRequest(StringRef tag) {
   BenchRequest request;
   request.vmfbPath = inWork(tag + ".vmfb");
   request.device = device;
   request.repetitions = repetitions;
-  request.function = entry;
-  request.flags = tools::benchFlags();
+  request.function = invocation.function;
+  request.flags = invocation.flags;
   request.jsonPath = inWork(tag + ".bench.json");
   request.logPath = inWork(tag + ".bench.log");
   request.timeoutSeconds = benchTimeout;
@@ -146,7 +178,8 @@ Expected<std::string> specFor(ArrayRef<Winner> some, bool isAll) {
 }
 
 Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
-                             StringRef tag, bool isAll) {
+                             StringRef tag, bool isAll,
+                             const CompileRecord &baseline) {
   Attempt attempt;
   Expected<std::string> text = specFor(some, isAll);
   if (!text)
@@ -159,6 +192,14 @@ Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
   if (compiled.status != Status::Ok) {
     attempt.timed.tuned.status = compiled.status;
     attempt.timed.tuned.message = "compile with the spec: " + compiled.message;
+    return attempt;
+  }
+  // A spec whose matchers hit nothing in the model leaves the module
+  // byte-identical: it cannot help, and shipping it would hide that.
+  if (!some.empty() && compiled.artifactHash == baseline.artifactHash) {
+    attempt.timed.tuned.status = Status::NotApplied;
+    attempt.timed.tuned.message = "the spec did not apply to the model: its "
+                                  "module is byte-identical to the baseline's";
     return attempt;
   }
   attempt.timed = benchInterleaved(ireeTools, benchRequest("baseline"),
@@ -175,6 +216,10 @@ Error run() {
   Expected<IreeTools> ireeTools = tools::toolsFromOptions(workDir);
   if (!ireeTools)
     return ireeTools.takeError();
+  Expected<ModelInvocation> resolved = resolveInvocation();
+  if (!resolved)
+    return resolved.takeError();
+  invocation = std::move(*resolved);
   CompileRecord baseline = compileModel(*ireeTools, "", "baseline");
   if (baseline.status != Status::Ok)
     return makeError(modelPath + ": the model does not compile without a "
@@ -182,8 +227,8 @@ Error run() {
                      baseline.message);
   std::map<std::string, Attempt> attempts;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
-    Expected<Attempt> attempt = tryWinners(*ireeTools, some, tag,
-                                           some.size() == all->size());
+    Expected<Attempt> attempt = tryWinners(
+        *ireeTools, some, tag, some.size() == all->size(), baseline);
     if (!attempt)
       return attempt.takeError();
     Trial trial{attempt->helps(), attempt->describe()};

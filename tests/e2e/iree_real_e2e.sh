@@ -1,0 +1,150 @@
+#!/usr/bin/env bash
+# End-to-end tests with the real IREE release the set-up installs into the
+# project's .venv (no fakes): the MLP and an ONNX model (MiniLM) tuned
+# through llvm-cpu on this CPU, and ROCm (gfx942) candidates compiled for
+# real. Exits 77 (skipped) when IREE is not installed.
+# usage: iree_real_e2e.sh <tool dir> <source dir> <scratch dir>
+set -u
+tools=$(cd "$1" && pwd)
+source_dir=$(cd "$2" && pwd)
+work=$3
+retune=$tools/retune
+venv=$source_dir/.venv
+failures=0
+
+if [ ! -x "$venv/bin/iree-compile" ]; then
+  echo "SKIP: real IREE is not installed in $venv (scripts/setup.sh installs it)"
+  exit 77
+fi
+# Only the project's .venv provides IREE: no fakes, no other installation.
+export PATH=/usr/local/bin:/usr/bin:/bin
+
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+expect_contains() { # <text> <needle> <what>
+  if grep -qF -- "$2" <<<"$1"; then pass "$3"; else fail "$3: no '$2' in:"; echo "$1" | tail -20; fi
+}
+json_field() { # <file> <python expression on d>
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+# Status counts of every compile record of a build directory.
+compile_statuses() {
+  python3 - "$1" <<'PY'
+import collections, glob, json, sys
+counts = collections.Counter(json.load(open(f))["status"]
+                             for f in glob.glob(sys.argv[1] + "/artifacts/*/*.json"))
+print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
+PY
+}
+# Trims a copied tune.toml for test time: fewer candidates and repetitions.
+quick() { # <tune.toml> <candidates>
+  sed -i -e "s/^candidates = .*/candidates = $2/" -e 's/^repetitions = .*/repetitions = 3/' \
+    -e 's/^model_rounds = .*/model_rounds = 2/' "$1"
+}
+
+rm -rf "$work" && mkdir -p "$work"
+
+echo "== the MLP through real IREE on this CPU (llvm-cpu)"
+mlp=$work/mlp
+mkdir -p "$mlp" && cp "$source_dir/examples/mlp/model.mlir" "$source_dir/examples/mlp/tune-iree.toml" "$mlp/"
+quick "$mlp/tune-iree.toml" 3
+out=$("$retune" plan "$mlp/tune-iree.toml" -B "$mlp/build" 2>&1) || fail "retune plan: $out"
+expect_contains "$out" "IREE 3.13" "IREE 3.13 is accepted without a version pin"
+expect_contains "$out" "(from the project's .venv)" "the plan says where IREE was found"
+out=$(ninja -C "$mlp/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "ninja tune exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+expect_contains "$out" "model (end to end)" "console table with the model line"
+statuses=$(compile_statuses "$mlp/build")
+expect_contains "$statuses" "ok=" "candidates compiled: $statuses"
+[[ "$statuses" != *compile_error* ]] && pass "no llvm-cpu candidate fails to compile" \
+  || fail "llvm-cpu compile errors: $statuses"
+expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
+  'sorted(e["occurrences"] for e in d["dispatches"])')" "[1, 2]" \
+  "the layer called twice counts two calls"
+expect_contains "$(json_field "$mlp/build/candidates/$(json_field "$mlp/build/dispatches/index.json" 'd["dispatches"][0]["id"]')/index.json" \
+  'len(set(c["file"] for c in d["candidates"])) == len(d["candidates"])')" "True" "candidate specs are distinct"
+# Every emitted spec is read by the real iree-opt (the spelling of 3.13).
+spec_errors=0
+for spec in "$mlp"/build/candidates/*/*.spec.mlir "$mlp/build/tuning_spec.mlir"; do
+  "$venv/bin/iree-opt" "$spec" -o /dev/null 2>"$work/iree-opt.log" || { spec_errors=$((spec_errors + 1)); cat "$work/iree-opt.log"; }
+done
+[ $spec_errors -eq 0 ] && pass "every spec parses and verifies with the real iree-opt" \
+  || fail "$spec_errors specs rejected by iree-opt"
+expect_contains "$(json_field "$mlp/build/model/result.json" 'd["status"], d["speedup"] > 0')" \
+  "ok True" "the whole model was measured with the spec"
+out=$(ninja -C "$mlp/build" tune 2>&1)
+expect_contains "$out" "ninja: no work to do." "second ninja tune is a no-op"
+
+echo "== ROCm (gfx942): candidates compile with the real compiler and apply"
+rocm=$work/rocm
+mkdir -p "$rocm"
+cat > "$rocm/model.mlir" <<'MLIR'
+func.func @main(%a: tensor<2048x1280xf16>, %b: tensor<1280x1280xf16>) -> tensor<2048x1280xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<2048x1280xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<2048x1280xf32>) -> tensor<2048x1280xf32>
+  %m = linalg.matmul ins(%a, %b : tensor<2048x1280xf16>, tensor<1280x1280xf16>)
+                     outs(%f : tensor<2048x1280xf32>) -> tensor<2048x1280xf32>
+  return %m : tensor<2048x1280xf32>
+}
+MLIR
+cat > "$rocm/tune.toml" <<'TOML'
+[model]
+path = "model.mlir"
+[backend]
+kind = "iree"
+[tune]
+candidates = 8
+[iree]
+compile_flags = ["--iree-hal-target-device=hip", "--iree-rocm-target=gfx942"]
+devices = ["hip://0"]
+[gpu]
+pipelines = ["vector_distribute", "tile_and_fuse"]
+TOML
+"$retune" plan "$rocm/tune.toml" -B "$rocm/build" >/dev/null 2>&1 || fail "retune plan (rocm)"
+ninja -C "$rocm/build" candidates >/dev/null 2>&1 || fail "ninja candidates (rocm)"
+# No GPU here: compile every candidate, benchmark none.
+ninja -C "$rocm/build" compiled >/dev/null 2>&1 || fail "ninja compiled (rocm)"
+statuses=$(compile_statuses "$rocm/build")
+expect_contains "$statuses" "ok=" "gfx942 candidates compiled: $statuses"
+if grep -l "expected attribute value\|unknown pipeline\|expected '>'" "$rocm"/build/artifacts/*/*.log >/dev/null 2>&1; then
+  fail "a spec is spelled wrong for 3.13"
+else
+  pass "no spec is rejected for its spelling"
+fi
+applied=$(python3 - "$rocm/build" <<'PY'
+import glob, json, os, sys
+n = 0
+for d in glob.glob(sys.argv[1] + "/artifacts/*/"):
+    base = json.load(open(d + "baseline.json"))["artifact_hash"]
+    for f in glob.glob(d + "[0-9]*.json"):
+        r = json.load(open(f))
+        n += r["status"] == "ok" and r["artifact_hash"] != base
+print(n)
+PY
+)
+[ "${applied:-0}" -gt 0 ] && pass "$applied compiled gfx942 candidates differ from the baseline (the spec applied)" \
+  || fail "no gfx942 candidate applied"
+
+echo "== an ONNX model (MiniLM 1x128): import, entry and inputs from the model"
+if ! "$venv/bin/python" -c "import onnx" 2>/dev/null; then
+  fail "the onnx package is missing from $venv (scripts/setup.sh installs it)"
+else
+  minilm=$work/minilm
+  mkdir -p "$minilm" && cp "$source_dir/examples/minilm/tune.toml" "$minilm/"
+  "$venv/bin/python" "$source_dir/examples/minilm/make_static.py" "$minilm/model.onnx" >/dev/null \
+    || fail "make_static.py"
+  quick "$minilm/tune.toml" 1
+  sed -i 's/^\[tune\]/[tune]\ntop_k = 2/' "$minilm/tune.toml"
+  "$retune" plan "$minilm/tune.toml" -B "$minilm/build" >/dev/null 2>&1 || fail "retune plan (onnx)"
+  out=$(ninja -C "$minilm/build" tune 2>&1); rc=$?
+  [ $rc -eq 0 ] && pass "ninja tune on an ONNX model exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+  expect_contains "$out" "IMPORT" "the model is imported by iree-import-onnx"
+  expect_contains "$(json_field "$minilm/build/dispatches/index.json" 'len(d["dispatches"]) >= 5')" "True" \
+    "the encoder's dispatches are dumped"
+  expect_contains "$(cat "$minilm"/build/model/baseline.bench.json.0 2>/dev/null)" "BM_main_graph" \
+    "the model benchmark runs @main_graph, read from the signature"
+fi
+
+echo "== $failures failure(s)"
+[ $failures -eq 0 ]
