@@ -219,6 +219,10 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths) {
   tools.foundIn = compile->where;
   tools.opt = opt->path;
   tools.benchmark = bench->path;
+  SmallString<256> run(sys::path::parent_path(bench->path));
+  sys::path::append(run, "iree-run-module");
+  if (sys::fs::can_execute(run))
+    tools.run = std::string(run);
   if (!paths.version.empty()) {
     Expected<IreeVersion> pinned =
         parseIreeVersion("IREE compiler version " + paths.version);

@@ -81,6 +81,9 @@ std::string newerReleaseWarning(const IreeVersion &version);
 /// The three tools, resolved to absolute paths.
 struct IreeTools {
   std::string compile, opt, benchmark;
+  /// iree-run-module beside iree-benchmark-module, for output checks; empty
+  /// when the installation lacks it (checks are then skipped, and said so).
+  std::string run;
   /// Where iree-compile was found: "tune.toml", "tools_dir", "PATH" or
   /// "the project's .venv".
   std::string foundIn;

@@ -13,6 +13,7 @@
 #include "stages/iree/IreeRun.h"
 #include "stages/iree/IreeSpec.h"
 #include "stages/iree/ModelSignature.h"
+#include "stages/iree/OutputCheck.h"
 #include "stages/iree/tools/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
@@ -24,6 +25,7 @@
 
 #include <chrono>
 #include <map>
+#include <optional>
 
 using namespace llvm;
 using namespace retune;
@@ -143,6 +145,40 @@ json::Array toSeconds(ArrayRef<double> us) {
   return seconds;
 }
 
+/// The baseline's results on seeded inputs, which every tuned module must
+/// reproduce; unset when this installation has no iree-run-module.
+struct Reference {
+  std::string path;
+  std::vector<std::string> inputFlags;
+};
+std::optional<Reference> reference;
+
+RunRequest runRequest(StringRef tag) {
+  return {inWork(tag + ".vmfb"), device, invocation.function,
+          reference ? reference->inputFlags : std::vector<std::string>(),
+          inWork(tag + ".run.log"), benchTimeout};
+}
+
+/// Runs the baseline on seeded inputs and keeps its results.
+Error makeReference(const IreeTools &ireeTools) {
+  if (ireeTools.run.empty()) {
+    errs() << "retune-iree-model: note: no iree-run-module beside "
+           << ireeTools.benchmark << "; tuned results are not checked\n";
+    return Error::success();
+  }
+  Expected<std::vector<std::string>> seeded =
+      seedInputs(invocation.flags, workDir, /*seed=*/1);
+  if (!seeded)
+    return seeded.takeError();
+  // Only the inputs: other benchmark flags are iree-benchmark-module's.
+  std::vector<std::string> inputs;
+  for (const std::string &flag : *seeded)
+    if (StringRef(flag).starts_with("--input"))
+      inputs.push_back(flag);
+  reference = Reference{inWork("reference.npy"), std::move(inputs)};
+  return writeReference(ireeTools, runRequest("baseline"), reference->path);
+}
+
 /// The model compiled and timed with one set of winners.
 struct Attempt {
   std::string specText;
@@ -202,6 +238,14 @@ Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
                                   "module is byte-identical to the baseline's";
     return attempt;
   }
+  if (reference) {
+    OutputCheck check = checkOutputs(ireeTools, runRequest(tag), reference->path);
+    if (check.status != Status::Ok) {
+      attempt.timed.tuned.status = check.status;
+      attempt.timed.tuned.message = check.message;
+      return attempt;
+    }
+  }
   attempt.timed = benchInterleaved(ireeTools, benchRequest("baseline"),
                                    benchRequest(tag), rounds);
   return attempt;
@@ -225,6 +269,8 @@ Error run() {
     return makeError(modelPath + ": the model does not compile without a "
                                  "spec (fix [iree] compile_flags): " +
                      baseline.message);
+  if (Error err = makeReference(*ireeTools))
+    return err;
   std::map<std::string, Attempt> attempts;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     Expected<Attempt> attempt = tryWinners(
@@ -265,6 +311,9 @@ Error run() {
       {"ratio", baseMedian > 0 ? tunedMedian / baseMedian : 0.0},
       {"winners_kept", std::move(kept)},
       {"winners_dropped", json::Array(decision->dropped)},
+      {"results_checked",
+       reference ? "against the baseline's on seeded inputs (iree-run-module)"
+                 : "no (iree-run-module not found)"},
       {"baseline_samples_s", toSeconds(timed.baseline.samplesUs)},
       {"tuned_samples_s", toSeconds(timed.tuned.samplesUs)},
       {"seconds", std::chrono::duration<double>(

@@ -1,0 +1,143 @@
+"""Times IREE default, IREE + Retune's spec and onnxruntime on the same model,
+interleaved round by round in one process tree, at 1 and 2 threads, and
+prints one table. Called by bench/iree/models.sh, which tunes the models
+first; see there.
+
+usage: measure.py <venv bin> <name> <model.mlir> <tuning_spec.mlir> <onnx|-> \
+                  [--mlir-cpu <model/result.json of the mlir-cpu backend>]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+CPU_FLAGS = ["--iree-hal-target-device=local",
+             "--iree-hal-local-target-device-backends=llvm-cpu",
+             "--iree-llvmcpu-target-cpu=host"]
+ROUNDS = 5
+REPETITIONS = 5
+
+
+def compile_model(bin_dir, model, spec, out):
+    flags = [f"--iree-codegen-tuning-spec-path={spec}"] if spec else []
+    subprocess.run([f"{bin_dir}/iree-compile", model, *CPU_FLAGS, *flags,
+                    "-o", out], check=True)
+
+
+def device_flags(threads):
+    if threads == 1:
+        return ["--device=local-sync"]
+    return ["--device=local-task", f"--task_topology_group_count={threads}"]
+
+
+def iree_samples(bin_dir, vmfb, function, inputs, threads):
+    """Seconds per call: real_time of every repetition."""
+    with tempfile.NamedTemporaryFile(suffix=".json") as out:
+        subprocess.run(
+            [f"{bin_dir}/iree-benchmark-module", f"--module={vmfb}",
+             f"--function={function}", *device_flags(threads),
+             *[f"--input={i}" for i in inputs],
+             f"--benchmark_repetitions={REPETITIONS}",
+             "--benchmark_report_aggregates_only=false",
+             f"--benchmark_out={out.name}", "--benchmark_out_format=json"],
+            check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        rows = json.load(open(out.name))["benchmarks"]
+    scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+    return [r["real_time"] * scale[r["time_unit"]] for r in rows
+            if r.get("run_type") == "iteration"]
+
+
+def ort_session(onnx_path, threads):
+    import onnxruntime as ort
+    options = ort.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+    return ort.InferenceSession(onnx_path, options,
+                                providers=["CPUExecutionProvider"])
+
+
+def ort_feeds(session):
+    rng = np.random.default_rng(1)
+    feeds = {}
+    for i in session.get_inputs():
+        shape = [d if isinstance(d, int) else 1 for d in i.shape]
+        if "int64" in i.type:
+            feeds[i.name] = rng.integers(0, 2, size=shape, dtype=np.int64)
+        else:
+            feeds[i.name] = rng.uniform(-1, 1, size=shape).astype(np.float32)
+    return feeds
+
+
+def ort_samples(session, feeds, seconds=0.5):
+    for _ in range(3):
+        session.run(None, feeds)
+    samples, start = [], time.perf_counter()
+    while time.perf_counter() - start < seconds or len(samples) < REPETITIONS:
+        t = time.perf_counter()
+        session.run(None, feeds)
+        samples.append(time.perf_counter() - t)
+    return samples
+
+
+def signature_inputs(model):
+    """--input values from the entry's signature (as Retune reads them)."""
+    import re
+    text = open(model, errors="replace").read(1 << 20)
+    m = re.search(r"func\.func @(\w+)\((.*?)\)\s*->", text, re.S)
+    inputs = []
+    for t in re.findall(r"tensor<([0-9x]+)x(f32|f16)>|vtensor<\[([0-9,]+)\],si64>",
+                        m.group(2)):
+        inputs.append(f"{t[0]}x{t[1]}" if t[0] else
+                      "x".join(t[2].split(",")) + "xi64")
+    return m.group(1), inputs
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("bin_dir")
+    parser.add_argument("name")
+    parser.add_argument("model")
+    parser.add_argument("spec")
+    parser.add_argument("onnx")
+    parser.add_argument("--mlir-cpu")
+    args = parser.parse_args()
+    work = tempfile.mkdtemp()
+    default_vmfb, tuned_vmfb = f"{work}/default.vmfb", f"{work}/tuned.vmfb"
+    compile_model(args.bin_dir, args.model, None, default_vmfb)
+    compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb)
+    function, inputs = signature_inputs(args.model)
+    for threads in (1, 2):
+        times = {"default": [], "tuned": [], "ort": []}
+        session = ort_session(args.onnx, threads) if args.onnx != "-" else None
+        feeds = ort_feeds(session) if session else None
+        for _ in range(ROUNDS):  # interleaved: drift hits all three alike
+            times["default"] += iree_samples(args.bin_dir, default_vmfb,
+                                             function, inputs, threads)
+            times["tuned"] += iree_samples(args.bin_dir, tuned_vmfb, function,
+                                           inputs, threads)
+            if session:
+                times["ort"] += ort_samples(session, feeds)
+        med = {k: statistics.median(v) * 1e3 for k, v in times.items() if v}
+        ort = f"{med['ort']:8.2f} ms" if "ort" in med else "       -   "
+        line = (f"{args.name:8} {threads}T  IREE default {med['default']:8.2f} ms"
+                f"  IREE+Retune {med['tuned']:8.2f} ms  onnxruntime {ort}"
+                f"  tuned/default {med['default'] / med['tuned']:5.2f}x")
+        if "ort" in med:
+            line += f"  tuned vs onnxruntime {med['ort'] / med['tuned']:5.2f}x"
+        print(line, flush=True)
+    if args.mlir_cpu:
+        r = json.load(open(args.mlir_cpu))
+        print(f"{args.name:8} 1T  embedded mlir-cpu backend (its own "
+              f"interleaved run): default {r['baseline_median_s'] * 1e3:.2f} ms,"
+              f" tuned {r['tuned_median_s'] * 1e3:.2f} ms")
+
+
+if __name__ == "__main__":
+    main()
