@@ -157,6 +157,9 @@ const std::map<std::string, TableParser> &tableParsers() {
            return err;
          if (Error err = r.unsignedKey("model_rounds", i.modelRounds, 1, 100))
            return err;
+         if (Error err =
+                 r.unsignedKey("model_candidates", i.modelCandidates, 0, 100))
+           return err;
          if (Error err = r.unsignedKey("dump_timeout_s", i.dumpTimeout, 1, 86400))
            return err;
          // The same hot-dispatch policy as [tune]; checked for conflicts

@@ -33,6 +33,10 @@ struct IreeConfig {
   unsigned repetitions = 5;
   /// Baseline/tuned alternations of the whole-model benchmark.
   unsigned modelRounds = 3;
+  /// Per dispatch, how many of its fastest candidates are measured alone in
+  /// the whole model to choose the one the model runs fastest with; 0 ships
+  /// the dispatch benchmark's winner.
+  unsigned modelCandidates = 3;
   /// Absolute path of a profile weighting dispatches by time; empty: FLOPs.
   std::string profile;
   /// Seconds the dump (a whole-model compile) may take.

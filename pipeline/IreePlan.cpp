@@ -70,6 +70,7 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
   w.variable("iree_repetitions", std::to_string(i.repetitions));
   w.variable("model_rounds", std::to_string(i.modelRounds));
+  w.variable("model_candidates", std::to_string(i.modelCandidates));
   w.variable("model_device", shellQuote("--device=" + i.devices.front()));
   w.variable("dump_timeout", std::to_string(i.dumpTimeout));
   w.variable("profile_flag",
@@ -153,6 +154,9 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
     rankInputs.push_back(deviceFile(d.id, "before", k));
     rankInputs.push_back(deviceFile(d.id, "after", k));
   }
+  graph.modelInputs.push_back(candidatesIndex);
+  graph.modelInputs.insert(graph.modelInputs.end(), results.begin(),
+                           results.end());
   w.build({results, {}, "rank", {candidatesIndex}, rankInputs, {},
            {{"measure_dir", "measure/" + d.id},
             {"results_dir", "results/" + d.id}}});

@@ -24,6 +24,9 @@ struct CandidateGraph {
   std::vector<std::string> compileRecords;
   std::vector<std::string> benches;
   std::vector<std::string> reportInputs;
+  /// Further inputs of the model step: the iree model step ranks each
+  /// dispatch's candidates in the model from its results.
+  std::vector<std::string> modelInputs;
 };
 
 /// The iree stage tools (inputs of the plan edge, like the core tools).

@@ -258,6 +258,8 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   std::vector<std::string> modelInputs = bests;
   modelInputs.push_back("spec/linked.mlir");
   modelInputs.push_back("compiler.id");
+  modelInputs.insert(modelInputs.end(), graph.modelInputs.begin(),
+                     graph.modelInputs.end());
   w.build({{"model/result.json"}, {"tuning_spec.mlir"}, "model", bests,
            modelInputs, {}, {}});
   graph.reportInputs.push_back("model/result.json");

@@ -6,6 +6,8 @@
 
 #include "llvm/Support/FormatVariadic.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace retune {
@@ -84,6 +86,46 @@ Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
   d.kept.clear();
   d.text = "no combination of winners made the model faster; the spec is empty";
   return d;
+}
+
+Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
+                                      MeasureWinners measure) {
+  InModelChoice choice;
+  for (const DispatchOptions &d : dispatches) {
+    std::optional<Winner> best;
+    double bestRatio = 1;
+    std::string closest = "failed";
+    for (auto [k, option] : enumerate(d.options)) {
+      Expected<Trial> trial =
+          measure({option}, formatv("option-{0}-{1}", d.dispatch, k).str());
+      if (!trial)
+        return trial.takeError();
+      json::Object entry{{"dispatch", d.dispatch}, {"spec", option.spec}};
+      if (trial->ratio > 0)
+        entry["model_ratio"] = trial->ratio;
+      else
+        entry["failed"] = trial->description;
+      choice.trials.push_back(std::move(entry));
+      if (trial->helps && trial->ratio > 0 && trial->ratio < bestRatio) {
+        best = option;
+        bestRatio = trial->ratio;
+      }
+      if (k == 0 || trial->ratio > 0)
+        closest = trial->description;
+    }
+    if (best)
+      choice.chosen.push_back(*best);
+    else
+      choice.dropped.push_back(droppedEntry(
+          {d.dispatch, ""},
+          d.options.size() == 1
+              ? "alone it gives " + closest
+              : formatv("alone in the model none of its {0} fastest "
+                        "candidates helps (last: {1})",
+                        d.options.size(), closest)
+                    .str()));
+  }
+  return choice;
 }
 
 } // namespace retune

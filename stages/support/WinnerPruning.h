@@ -39,6 +39,8 @@ struct Trial {
   bool helps = false;
   /// For the record: "0.912x the baseline time", or why it failed.
   std::string description;
+  /// The model's time over the baseline's; 0 when the attempt failed.
+  double ratio = 0;
 };
 
 /// Measures the model with exactly `winners` linked (maybe none); `tag`
@@ -61,6 +63,31 @@ struct WinnerDecision {
 /// help alone, if together those still make it faster; else none.
 Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
                                        MeasureWinners measure);
+
+/// The candidates of one dispatch worth trying in the whole model, fastest
+/// on the dispatch first.
+struct DispatchOptions {
+  std::string dispatch;
+  std::vector<Winner> options;
+};
+
+struct InModelChoice {
+  /// Per dispatch, the option that made the whole model fastest, if any
+  /// made it faster at all; in the order of the dispatches.
+  std::vector<Winner> chosen;
+  /// {"dispatch", "spec", "model_ratio" or "failed"} per option measured.
+  llvm::json::Array trials;
+  /// {"dispatch", "reason"} per dispatch none of whose options helped.
+  llvm::json::Array dropped;
+};
+
+/// Ranks each dispatch's options by what the model sees: each alone in the
+/// whole model (tag "option-<dispatch>-<k>"). A dispatch benchmark measures
+/// a kernel alone, hot in cache and without its neighbours; in the model
+/// the fastest kernel alone is not always the fastest (measured with IREE
+/// 3.13 on llvm-cpu: a dispatch 3.3x faster alone made the MLP slower).
+Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
+                                      MeasureWinners measure);
 
 } // namespace retune
 

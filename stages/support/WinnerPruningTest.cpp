@@ -23,7 +23,7 @@ struct FactorModel {
     double ratio = 1;
     for (const Winner &w : winners)
       ratio *= factor.at(w.dispatch);
-    return Trial{ratio < 1, std::to_string(ratio)};
+    return Trial{ratio < 1, std::to_string(ratio), ratio};
   }
 };
 
@@ -106,6 +106,37 @@ TEST(WinnerPruning, MeasurementErrorsAbort) {
   Expected<WinnerDecision> d = decideWinners(winners({"a"}), measure);
   ASSERT_FALSE(static_cast<bool>(d));
   EXPECT_EQ(toString(d.takeError()), "bench tool missing: tuned");
+}
+
+TEST(WinnerPruning, InModelChoicePicksWhatTheModelSees) {
+  // "a.0" is the fastest on its dispatch but slows the model; "a.1" helps
+  // most; none of "b"'s options helps; "c.0" fails to run in the model.
+  FactorModel model;
+  model.factor = {{"a.0", 1.05}, {"a.1", 0.8}, {"a.2", 0.9},
+                  {"b.0", 1.01}, {"c.0", 0.0}};
+  std::vector<DispatchOptions> dispatches = {
+      {"a", {{"a.0", "a0.spec.mlir"}, {"a.1", "a1.spec.mlir"}, {"a.2", "a2.spec.mlir"}}},
+      {"b", {{"b.0", "b0.spec.mlir"}}},
+      {"c", {{"c.0", "c0.spec.mlir"}}}};
+  auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
+    Expected<Trial> trial = model(some, tag);
+    if (trial && trial->ratio == 0)
+      return Trial{false, "compile error", 0};
+    return trial;
+  };
+  Expected<InModelChoice> choice = chooseInModel(dispatches, measure);
+  ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
+  ASSERT_EQ(choice->chosen.size(), 1u);
+  EXPECT_EQ(choice->chosen[0].spec, "a1.spec.mlir");
+  EXPECT_EQ(choice->trials.size(), 5u);
+  EXPECT_EQ(model.tags.front(), "option-a-0");
+  const json::Object *failed = choice->trials.back().getAsObject();
+  EXPECT_EQ(failed->getString("failed").value_or(""), "compile error");
+  // "b" and "c" are dropped, with what the model measured.
+  ASSERT_EQ(choice->dropped.size(), 2u);
+  const json::Object *b = choice->dropped[0].getAsObject();
+  EXPECT_EQ(b->getString("dispatch").value_or(""), "b");
+  EXPECT_EQ(b->getString("reason").value_or(""), "alone it gives 1.010000");
 }
 
 } // namespace

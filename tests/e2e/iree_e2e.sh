@@ -47,10 +47,23 @@ echo "== a second run does no work"
 out=$(ninja -C "$repo/build" tune 2>&1)
 expect_contains "$out" "no work to do" "second ninja tune is a no-op"
 
-echo "== a winner that slows the whole model is dropped; the others stay"
+echo "== a winner that slows the whole model is not chosen in the model; the others are"
 winners=$(cd "$repo/build" && python3 -c 'import json,glob; print(" ".join(sorted(json.load(open(f))["dispatch"] for f in glob.glob("best/*.json") if json.load(open(f))["spec"])))')
 slow=${winners%% *}
 [ "$(wc -w <<<"$winners")" -ge 2 ] && pass "two or more winners to choose from" || fail "winners: $winners"
+rm -f "$repo/build/model/result.json"
+out=$(FAKE_IREE_MODEL_SLOW_WITH=$slow ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+result=$repo/build/model/result.json
+expect_contains "$(json_field "$result" 'd["winners_dropped"][0]["dispatch"], d["winners_dropped"][0]["reason"]')" \
+  "$slow alone" "the slow dispatch is dropped, with its measurement in the model"
+expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')" \
+  "$(( $(wc -w <<<"$winners") - 1 )) all winners kept" "the other dispatches' choices are kept"
+expect_contains "$(json_field "$result" 'len(d["in_model_trials"]) >= len(d["winners_kept"]) + 1')" \
+  "True" "every option was measured in the model"
+
+echo "== with model_candidates = 0 the dispatch winners are pruned in the model"
+sed -i 's/^model_rounds = .*/&\nmodel_candidates = 0/' "$repo/tune.toml"
 rm -f "$repo/build/model/result.json"
 out=$(FAKE_IREE_MODEL_SLOW_WITH=$slow ninja -C "$repo/build" tune 2>&1); rc=$?
 [ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
@@ -62,6 +75,7 @@ expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')
 grep -q "$slow" "$repo/build/tuning_spec.mlir" && fail "tuning_spec.mlir still has $slow" \
   || pass "tuning_spec.mlir leaves the slow winner out"
 expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "@__kernel_config" "the pruned spec is a linked IREE spec"
+sed -i '/^model_candidates = 0/d' "$repo/tune.toml"
 
 echo "== failures injected through the fakes are records, not fatal"
 hot=$(json_field "$repo/build/dispatches/index.json" 'd["dispatches"][0]["id"]')

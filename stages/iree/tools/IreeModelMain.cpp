@@ -1,12 +1,15 @@
 //===- IreeModelMain.cpp - retune-iree-model: does the spec help the model? ===//
 //
-// Compiles the whole model without and with the linked spec (the user's
-// compile flags), benchmarks both alternately on one device with the user's
-// benchmark flags (benchInterleaved), and writes the spec users get. When
-// the tuned model is not faster, each winner is tried alone and the ones
-// that do not help are dropped (decideWinners, shared with retune-model);
-// with none left the spec is empty. The decision and the samples go to
-// model/result.json (retune.model/1).
+// Compiles the whole model without and with specs (the user's compile
+// flags), benchmarks both alternately on one device (benchInterleaved), and
+// writes the spec users get. Every tuned model must reproduce the
+// baseline's results on seeded inputs (OutputCheck) and differ from the
+// baseline's module. First each dispatch's fastest few candidates are tried
+// alone in the model (chooseInModel: the model, not the dispatch benchmark,
+// ranks them); then the chosen ones together, and when that is not faster,
+// each alone, dropping those that do not help (decideWinners, shared with
+// retune-model); with none left the spec is empty. The decision and the
+// samples go to model/result.json (retune.model/1).
 //
 //===----------------------------------------------------------------------===//
 #include "stages/iree/IreeLinker.h"
@@ -22,6 +25,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 
 #include <chrono>
 #include <map>
@@ -60,6 +64,12 @@ static cl::opt<unsigned> repetitions("repetitions", cl::init(5),
 static cl::opt<unsigned> rounds("rounds", cl::init(3),
                                 cl::desc("baseline/tuned alternations"),
                                 cl::cat(tools::category()));
+static cl::opt<unsigned>
+    inModel("in-model", cl::init(3),
+            cl::desc("per dispatch, measure this many of its fastest "
+                     "candidates alone in the whole model and keep the one "
+                     "the model runs fastest with (0: the dispatch's winner)"),
+            cl::cat(tools::category()));
 static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(120),
                                         cl::cat(tools::category()));
 static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
@@ -191,14 +201,55 @@ struct Attempt {
   bool helps() const {
     return ok() && median(timed.tuned.samplesUs) < median(timed.baseline.samplesUs);
   }
+  /// The tuned model's time over the baseline's; 0 when it failed.
+  double ratio() const {
+    return ok() ? median(timed.tuned.samplesUs) / median(timed.baseline.samplesUs)
+                : 0;
+  }
   std::string describe() const {
     if (!ok())
       return timed.tuned.message + timed.baseline.message;
-    return formatv("{0:f3}x the baseline time",
-                   median(timed.tuned.samplesUs) / median(timed.baseline.samplesUs))
-        .str();
+    return formatv("{0:f3}x the baseline time", ratio()).str();
   }
 };
+
+/// Per dispatch with a selection record, its `inModel` fastest candidates
+/// on the dispatch that beat the baseline there (ratio < 1), read from
+/// results/<id>/ and candidates/<id>/index.json beside best/.
+Expected<std::vector<DispatchOptions>> readOptions() {
+  std::vector<DispatchOptions> all;
+  for (StringRef selection : selections) {
+    SmallString<256> buildDir = sys::path::parent_path(sys::path::parent_path(selection));
+    if (buildDir.empty())
+      buildDir = ".";
+    std::string id = sys::path::stem(selection).str();
+    Expected<CandidateIndex> index = readRecord<CandidateIndex>(
+        (buildDir + "/candidates/" + id + "/index.json").str(),
+        schema::kCandidates, candidateIndexFromJson);
+    if (!index)
+      return index.takeError();
+    std::vector<std::pair<double, Winner>> ranked;
+    for (const CandidateEntry &c : index->candidates) {
+      Expected<BenchRecord> result = tools::readBenchRecord(
+          formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str());
+      if (!result)
+        return result.takeError();
+      if (result->status == Status::Ok && result->ratio > 0 && result->ratio < 1)
+        ranked.push_back({result->ratio,
+                          Winner{id, ("candidates/" + id + "/" + c.file)}});
+    }
+    llvm::stable_sort(ranked, [](const auto &a, const auto &b) {
+      return a.first < b.first;
+    });
+    DispatchOptions options{id, {}};
+    for (auto &[ratio, winner] : ranked)
+      if (options.options.size() < inModel)
+        options.options.push_back(std::move(winner));
+    if (!options.options.empty())
+      all.push_back(std::move(options));
+  }
+  return all;
+}
 
 /// The spec of `some` winners: spec/linked.mlir for all of them (the link
 /// step made it), else linked here with the same linker.
@@ -254,9 +305,9 @@ Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
 Error run() {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
-  Expected<std::vector<Winner>> all = readWinners(selections);
-  if (!all)
-    return all.takeError();
+  Expected<std::vector<Winner>> linked = readWinners(selections);
+  if (!linked)
+    return linked.takeError();
   Expected<IreeTools> ireeTools = tools::toolsFromOptions(workDir);
   if (!ireeTools)
     return ireeTools.takeError();
@@ -272,18 +323,38 @@ Error run() {
   if (Error err = makeReference(*ireeTools))
     return err;
   std::map<std::string, Attempt> attempts;
+  auto isLinked = [&](ArrayRef<Winner> some) {
+    return specPaths(some) == specPaths(*linked);
+  };
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
-    Expected<Attempt> attempt = tryWinners(
-        *ireeTools, some, tag, some.size() == all->size(), baseline);
+    Expected<Attempt> attempt =
+        tryWinners(*ireeTools, some, tag, isLinked(some), baseline);
     if (!attempt)
       return attempt.takeError();
-    Trial trial{attempt->helps(), attempt->describe()};
+    Trial trial{attempt->helps(), attempt->describe(), attempt->ratio()};
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };
-  Expected<WinnerDecision> decision = decideWinners(*all, measure);
+  // What the model sees decides: each dispatch's best few candidates alone
+  // in the model, then the pruning rule on the ones chosen.
+  std::vector<Winner> all = *linked;
+  json::Array inModelTrials, inModelDropped;
+  if (inModel > 0) {
+    Expected<std::vector<DispatchOptions>> options = readOptions();
+    if (!options)
+      return options.takeError();
+    Expected<InModelChoice> choice = chooseInModel(*options, measure);
+    if (!choice)
+      return choice.takeError();
+    all = std::move(choice->chosen);
+    inModelTrials = std::move(choice->trials);
+    inModelDropped = std::move(choice->dropped);
+  }
+  Expected<WinnerDecision> decision = decideWinners(all, measure);
   if (!decision)
     return decision.takeError();
+  for (json::Value &entry : inModelDropped)
+    decision->dropped.push_back(std::move(entry));
   const Attempt &behind = attempts[decision->finalTag];
   bool tuned = !decision->kept.empty();
   if (Error err = writeTuningSpec(finalSpec, tuned ? behind.specText
@@ -311,6 +382,7 @@ Error run() {
       {"ratio", baseMedian > 0 ? tunedMedian / baseMedian : 0.0},
       {"winners_kept", std::move(kept)},
       {"winners_dropped", json::Array(decision->dropped)},
+      {"in_model_trials", std::move(inModelTrials)},
       {"results_checked",
        reference ? "against the baseline's on seeded inputs (iree-run-module)"
                  : "no (iree-run-module not found)"},
