@@ -12,8 +12,8 @@
 namespace retune::report {
 namespace {
 
-/// Every chart is this wide; the page's column is a little wider.
-constexpr double kWidth = 760;
+/// Every chart is this wide: the page's column less its padding.
+constexpr double kWidth = 1000;
 
 /// The unit of a duration axis whose largest value is `maxSeconds`.
 struct TimeUnit {
@@ -125,19 +125,30 @@ std::string candidateChart(const DispatchReport &d, double margin) {
   const double top = anyFailed ? 52 : 16, bottom = height - 48;
   double noise = typicalNoise(d);
   double threshold = 1 - margin;
+  // The points, the baseline and the margin are always in view; noise
+  // widens the view by at most 1.5x, so that a noisy machine does not
+  // squash the candidates into a corner. Bands and whiskers are clipped.
+  double coreLo = std::min(threshold, 1.0), coreHi = 1;
   double lo = std::min(threshold, 1 - noise), hi = 1 + noise;
   for (const CandidateRow &c : d.candidates) {
     if (c.status != Status::Ok || c.ratio <= 0)
       continue;
+    coreLo = std::min(coreLo, c.ratio);
+    coreHi = std::max(coreHi, c.ratio);
     lo = std::min(lo, c.ratio - c.noise);
     hi = std::max(hi, c.ratio + c.noise);
   }
-  Scale y = Scale::fit(std::max(lo, 1e-3), hi, bottom, top, 3.0);
+  Scale y = Scale::fit(std::max(lo, coreLo / 1.5), std::min(hi, coreHi * 1.5),
+                       bottom, top, 3.0);
+  auto clip = [&](double ratio) {
+    return y(std::clamp(ratio, y.low(), y.high()));
+  };
   SvgBuilder svg(kWidth, height,
                  "time relative to the baseline of each candidate of " +
                      d.name);
   if (noise > 0)
-    svg.rect(left, y(1 + noise), right - left, y(1 - noise) - y(1 + noise),
+    svg.rect(left, clip(1 + noise), right - left,
+             clip(1 - noise) - clip(1 + noise),
              "noise",
              llvm::formatv("noise band: 1 ± {0:f3} (the median noise of the "
                            "candidates' paired measurements)",
@@ -168,8 +179,8 @@ std::string candidateChart(const DispatchReport &d, double margin) {
       continue;
     }
     if (c.noise > 0)
-      svg.line(x(i), y(c.ratio + c.noise), x(i),
-               y(std::max(c.ratio - c.noise, y.low())), "whisker");
+      svg.line(x(i), clip(c.ratio + c.noise), x(i), clip(c.ratio - c.noise),
+               "whisker");
     svg.circle(x(i), y(c.ratio), winner ? 6.5 : 4, winner ? "win" : "ok",
                title);
     if (!winner)
@@ -223,7 +234,7 @@ std::string modelSamplesChart(const ModelReport &model) {
              std::string(row.name) + " median: " +
                  formatDuration(row.median));
   }
-  svg.xAxis(left, right, axisY, valueTicks(x, unit.name),
+  svg.xAxis(left, right, axisY, valueTicks(x, std::string(" ") + unit.name),
             std::string("one model run (") + unit.name +
                 "); bars are the medians");
   return svg.finish();
@@ -434,9 +445,9 @@ std::string historyChart(const std::vector<HistoryRun> &runs) {
   svg.xAxis(left, right, bottom,
             slotTicks(n, left, right,
                       [&](size_t i) {
-                        // "MM-DD HH:MM" of "YYYY-MM-DD HH:MM:SS UTC".
+                        // "MM-DD HH:MM:SS" of "YYYY-MM-DD HH:MM:SS UTC".
                         std::string date = formatDate(runs[i].startedAt);
-                        return date.size() > 16 ? date.substr(5, 11) : date;
+                        return date.size() > 19 ? date.substr(5, 14) : date;
                       }),
             "run (when its model step started, UTC); the last is this run");
   return svg.finish();

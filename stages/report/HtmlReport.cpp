@@ -13,7 +13,7 @@ namespace {
 /// The page's only styling; charts use the same classes.
 constexpr const char *kStyle = R"css(
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif;margin:0;color:#1a202c;background:#f4f6f9}
-main{max-width:1120px;margin:0 auto;padding:24px 32px 48px}
+main{max-width:1240px;margin:0 auto;padding:24px 32px 48px}
 h1{font-size:26px;margin:0 0 4px}
 h2{font-size:21px;margin:40px 0 8px;padding-top:10px;border-top:2px solid #cbd5e0}
 h3{font-size:17px;margin:6px 0 6px}
@@ -29,10 +29,12 @@ nav a{margin-right:16px}
 section.dispatch{background:#fff;border:1px solid #e2e8f0;border-radius:8px;padding:12px 20px 16px;margin:20px 0}
 small{color:#718096;font-weight:400}
 table{border-collapse:collapse;background:#fff;margin:8px 0}
-th,td{padding:4px 10px;border-bottom:1px solid #e2e8f0;text-align:right;vertical-align:top}
-th{background:#edf2f7;font-weight:600}
-.l{text-align:left}
+th,td{padding:4px 10px;border-bottom:1px solid #e2e8f0;text-align:right;vertical-align:top;white-space:nowrap}
+th{background:#edf2f7;font-weight:600;white-space:normal}
+.l{text-align:left;white-space:normal}
 tr.winner-row td{background:#fffaf0;font-weight:600}
+table.candidates td:nth-child(2){min-width:300px}
+table.candidates td:last-child{min-width:180px}
 code{font:12px ui-monospace,Menlo,Consolas,monospace;word-break:break-word}
 .msg{font:12px ui-monospace,Menlo,Consolas,monospace;white-space:pre-wrap;max-width:460px;text-align:left;color:#742a2a}
 .good{color:#276749}
@@ -40,7 +42,8 @@ code{font:12px ui-monospace,Menlo,Consolas,monospace;word-break:break-word}
 .legend{color:#4a5568;font-size:12px}
 .legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 12px;vertical-align:-1px;border-radius:2px}
 details summary{cursor:pointer;font-weight:600;margin:12px 0 4px}
-svg.chart{display:block;max-width:100%;height:auto;background:#fff;border:1px solid #e2e8f0;border-radius:6px;margin:8px 0}
+.msg details summary{font:12px system-ui,sans-serif;color:#4a5568;margin:2px 0}
+svg.chart{display:block;width:100%;height:auto;background:#fff;border:1px solid #e2e8f0;border-radius:6px;margin:8px 0}
 svg .grid{stroke:#edf2f7}
 svg .axis{stroke:#4a5568}
 svg text{font-family:system-ui,sans-serif}
@@ -79,22 +82,29 @@ std::string td(StringRef html, bool left = false) {
   return (left ? "<td class=\"l\">" : "<td>") + html.str() + "</td>";
 }
 
-/// A table's opening tag and header row; headers are plain text, the first
-/// column is left-aligned like its cells.
-std::string tableHead(StringRef cls, ArrayRef<StringRef> headers) {
+/// A table's opening tag and header row; headers are plain text. Columns
+/// of text (`leftColumns`, by index) are left-aligned, numbers right.
+std::string tableHead(StringRef cls, ArrayRef<StringRef> headers,
+                      ArrayRef<size_t> leftColumns = {0}) {
   std::string html = "<table class=\"" + cls.str() + "\"><tr>";
   for (size_t i = 0; i < headers.size(); ++i)
-    html += (i == 0 ? "<th class=\"l\">" : "<th>") + escapeHtml(headers[i]) +
-            "</th>";
+    html += (llvm::is_contained(leftColumns, i) ? "<th class=\"l\">" : "<th>") +
+            escapeHtml(headers[i]) + "</th>";
   return html + "</tr>\n";
 }
 
-/// A record's message, cut at `limit` characters, in a monospace block.
-std::string messageHtml(StringRef message, size_t limit) {
-  std::string text = message.size() > limit
-                         ? message.take_front(limit).str() + "…"
-                         : message.str();
-  return "<div class=\"msg\">" + escapeHtml(text) + "</div>";
+/// A record's message in a monospace block: its first line, and the rest
+/// (a stack trace, a compiler's diagnostics) folded, cut at 4000 characters.
+std::string messageHtml(StringRef message) {
+  auto [first, rest] = message.trim().split('\n');
+  std::string html = "<div class=\"msg\">" + escapeHtml(first);
+  if (!rest.empty())
+    html += "<details><summary>" +
+            std::to_string(rest.count('\n') + 1) + " more lines</summary>" +
+            escapeHtml(rest.size() > 4000 ? rest.take_front(4000).str() + "…"
+                                          : rest.str()) +
+            "</details>";
+  return html + "</div>";
 }
 
 std::string times(double factor) {
@@ -194,7 +204,8 @@ std::string modelSection(const RunReport &run) {
   html += tableHead("contribution",
                     {"dispatch", "occurrences", "share of FLOPs",
                      "est. time before", "est. time after", "est. saving",
-                     "of the model's baseline", "model step"});
+                     "of the model's baseline", "model step"},
+                    {0, 7});
   for (const DispatchReport &d : run.dispatches) {
     Contribution c = contributionOf(d);
     html += "<tr>" +
@@ -221,7 +232,8 @@ std::string overviewSection(const RunReport &run) {
   std::string html = "<section id=\"dispatches\">\n<h2>Dispatches</h2>\n";
   html += tableHead("overview", {"dispatch", "share", "candidates ok",
                                  "failed", "baseline", "best", "speedup",
-                                 "winner", "model step"});
+                                 "winner", "model step"},
+                    {0, 8});
   for (const DispatchReport &d : run.dispatches) {
     unsigned ok = 0;
     for (const CandidateRow &c : d.candidates)
@@ -248,14 +260,14 @@ std::string failureTable(const DispatchReport &d) {
   if (byStatus.empty())
     return "<p>No candidate failed.</p>\n";
   std::string html = tableHead(
-      "failures", {"reason", "candidates", "which", "first message"});
+      "failures", {"reason", "candidates", "which", "first message"}, {0, 3});
   for (const auto &[status, rows] : byStatus) {
     std::string which;
     for (const CandidateRow *c : rows)
       which += (which.empty() ? "#" : ", #") + std::to_string(c->index);
     html += "<tr>" + td("<code>" + escapeHtml(status) + "</code>", true) +
             td(std::to_string(rows.size())) + td(which) +
-            td(messageHtml(rows.front()->message, 600), true) + "</tr>\n";
+            td(messageHtml(rows.front()->message), true) + "</tr>\n";
   }
   return html + "</table>\n";
 }
@@ -268,8 +280,9 @@ std::string candidateTable(const DispatchReport &d) {
                                    d.candidates.size())
                          .str();
   html += tableHead("candidates", {"#", "configuration", "cost", "status",
-                                   "time / baseline", "noise", "time",
-                                   "baseline", "from cache", "message"});
+                                   "vs baseline", "noise", "time",
+                                   "baseline", "cached", "message"},
+                    {0, 1, 9});
   for (const CandidateRow &c : d.candidates) {
     bool ok = c.status == Status::Ok;
     bool winner = d.winner && *d.winner == c.index;
@@ -280,14 +293,14 @@ std::string candidateTable(const DispatchReport &d) {
     html += std::string(winner ? "<tr class=\"winner-row\">" : "<tr>") +
             td(std::to_string(c.index) + (winner ? " ★" : ""), true) +
             td("<code>" + escapeHtml(c.config) + "</code>", true) +
-            td(llvm::formatv("{0:g}", c.cost).str()) +
+            td(llvm::formatv("{0}", llvm::format("%.3g", c.cost)).str()) +
             td(ok ? "ok" : "<span class=\"bad\">" +
                                escapeHtml(toString(c.status)) + "</span>") +
             td(ok ? times(c.ratio) : "-") +
             td(ok ? llvm::formatv("±{0:f3}", c.noise).str() : "-") +
             td(ok ? formatDuration(c.median) : "-") +
             td(ok ? formatDuration(c.baselineMedian) : "-") + td(cached) +
-            td(ok ? "" : messageHtml(c.message, 200), true) +
+            td(ok ? "" : messageHtml(c.message), true) +
             "</tr>\n";
   }
   return html + "</table>\n</details>\n";
@@ -314,8 +327,9 @@ std::string dispatchSection(const DispatchReport &d, double margin) {
             "measured (bar: ± noise)<i style=\"background:#dd6b20\"></i>"
             "winner<i style=\"background:#bee3f8\"></i>noise band"
             "<i style=\"background:#38a169\"></i>1 − margin: a winner must be "
-            "below both<i style=\"background:#c53030\"></i>failed "
-            "(colour by reason)</p>\n";
+            "below it and below 1 − its own noise<i style=\"background:"
+            "#c53030\"></i>failed (colour by reason, hover for the message)"
+            "</p>\n";
   html += "<h4>Failures by reason</h4>\n" + failureTable(d);
   if (!d.candidates.empty())
     html += candidateTable(d);
