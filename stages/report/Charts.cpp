@@ -206,7 +206,7 @@ std::string modelSamplesChart(const ModelReport &model) {
   all.insert(all.end(), model.tunedSamples.begin(), model.tunedSamples.end());
   if (all.empty())
     return "";
-  const double height = 150, left = 90, right = kWidth - 24, axisY = 106;
+  const double height = 150, left = 90, right = kWidth - 40, axisY = 106;
   auto [lowest, highest] = std::minmax_element(all.begin(), all.end());
   TimeUnit unit = unitFor(*highest);
   Scale x = Scale::fit(*lowest * unit.factor, *highest * unit.factor, left,
