@@ -89,6 +89,9 @@ std::vector<std::pair<double, std::string>> valueTicks(const Scale &scale,
 } // namespace
 
 std::string formatDuration(double seconds) {
+  // Nothing was measured (no candidate ran, or the record has no time).
+  if (seconds == 0)
+    return "-";
   TimeUnit unit = unitFor(seconds);
   double value = seconds * unit.factor;
   int decimals = value < 10 ? 3 : value < 100 ? 2 : 1;
@@ -281,8 +284,8 @@ std::string contributionChart(const RunReport &run) {
     bool isModel = i + 1 == bars.size();
     if (isModel)
       svg.line(10, y - 1, right, y - 1, "axis");
-    svg.text(left - 8, y + 17, shorten(b.name, 30), isModel ? "tick strong" : "tick",
-             "end");
+    svg.text(left - 8, y + 17, shorten(b.name, 30),
+             isModel ? "tick strong" : "tick", "end");
     svg.rect(left, y + 4, x(b.value.before * unit.factor) - left, 10,
              "bar-before",
              b.name + ": " + formatDuration(b.value.before) +

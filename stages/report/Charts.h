@@ -15,7 +15,7 @@
 
 namespace retune::report {
 
-/// "12.3 µs", "1.234 ms", "2.50 s".
+/// "12.3 µs", "1.234 ms", "2.50 s"; "-" for 0 (not measured).
 std::string formatDuration(double seconds);
 /// "2025-06-01 12:34 UTC" ("unknown" for 0).
 std::string formatDate(double unixSeconds);

@@ -120,16 +120,13 @@ std::string anchorOf(const DispatchReport &d) {
 }
 
 std::string verdictHtml(const DispatchReport &d) {
-  switch (d.verdict) {
-  case ModelVerdict::Kept:
-    return "<span class=\"good\">kept</span>";
-  case ModelVerdict::Dropped:
-    return "<span class=\"bad\">dropped</span>: " +
-           escapeHtml(d.droppedReason);
-  case ModelVerdict::NoWinner:
-    break;
-  }
-  return "no winner";
+  if (d.verdict == ModelVerdict::NoWinner)
+    return toString(d.verdict).str();
+  bool kept = d.verdict == ModelVerdict::Kept;
+  std::string html = llvm::formatv("<span class=\"{0}\">{1}</span>",
+                                   kept ? "good" : "bad", toString(d.verdict))
+                         .str();
+  return kept ? html : html + ": " + escapeHtml(d.droppedReason);
 }
 
 std::string winnerText(const DispatchReport &d) {
@@ -176,7 +173,8 @@ std::string headline(const RunReport &run) {
 
 std::string modelSection(const RunReport &run) {
   const ModelReport &m = run.modelResult;
-  std::string html = "<section id=\"model\">\n<h2>Model: baseline vs tuned</h2>\n";
+  std::string html =
+      "<section id=\"model\">\n<h2>Model: baseline vs tuned</h2>\n";
   html += llvm::formatv("<p>One run of the whole model takes <b>{0}</b> "
                         "without the spec and <b>{1}</b> with it: "
                         "<b class=\"{2}\">{3}</b> faster (noise ±{4}).</p>\n",
@@ -274,8 +272,9 @@ std::string failureTable(const DispatchReport &d) {
 
 std::string candidateTable(const DispatchReport &d) {
   // Long lists start folded; <details> needs no script.
-  std::string html = llvm::formatv("<details{0}><summary>All {1} candidates "
-                                   "(configuration and measurement)</summary>\n",
+  std::string html = llvm::formatv("<details{0}><summary>All {1} "
+                                   "candidates (configuration and "
+                                   "measurement)</summary>\n",
                                    d.candidates.size() <= 16 ? " open" : "",
                                    d.candidates.size())
                          .str();

@@ -129,6 +129,12 @@ std::map<std::string, int> tagCounts(const std::string &html) {
   return counts;
 }
 
+void expectContains(const std::string &html,
+                    std::initializer_list<const char *> fragments) {
+  for (const char *fragment : fragments)
+    EXPECT_NE(html.find(fragment), std::string::npos) << fragment;
+}
+
 TEST(HtmlReport, HostileStringsAreEscapedEverywhere) {
   std::string html = renderHtml(fixture());
   std::map<std::string, int> counts = tagCounts(html);
@@ -139,15 +145,12 @@ TEST(HtmlReport, HostileStringsAreEscapedEverywhere) {
   // Balanced: a config ending in </td></tr> must not close the page's cells.
   for (StringRef name : {"td", "tr", "table", "section", "svg", "title"})
     EXPECT_EQ(counts[name.str()], counts["/" + name.str()]) << name.str();
-  EXPECT_NE(html.find("mm&lt;img src=x onerror=alert(1)&gt;&amp;&quot;q&#39;"),
-            std::string::npos);
-  EXPECT_NE(html.find("tile=&quot;&lt;8&gt;&quot;&amp;evil&lt;/td&gt;"),
-            std::string::npos);
-  EXPECT_NE(html.find("&lt;script&gt;alert(&quot;x&quot;)"), std::string::npos);
-  EXPECT_NE(html.find("signal 11 &lt;in &#39;apply&#39;&gt;"),
-            std::string::npos);
-  EXPECT_NE(html.find("wrong_result: &lt;b&gt;bad&lt;/b&gt;"),
-            std::string::npos);
+  expectContains(html,
+                 {"mm&lt;img src=x onerror=alert(1)&gt;&amp;&quot;q&#39;",
+                  "tile=&quot;&lt;8&gt;&quot;&amp;evil&lt;/td&gt;",
+                  "&lt;script&gt;alert(&quot;x&quot;)",
+                  "signal 11 &lt;in &#39;apply&#39;&gt;",
+                  "wrong_result: &lt;b&gt;bad&lt;/b&gt;"});
 }
 
 TEST(HtmlReport, SelfContainedWithoutScripts) {
@@ -160,14 +163,14 @@ TEST(HtmlReport, SelfContainedWithoutScripts) {
 
 TEST(HtmlReport, DispatchChartHasAxesBandsWinnerAndFailures) {
   std::string html = renderHtml(fixture());
-  for (const char *expected :
-       {">time / baseline</text>", "candidate, in cost-model order",
-        "class=\"noise\"", "class=\"margin\"", "1 − margin = 0.980",
-        "class=\"win\"", "winner #0: 0.800×", "class=\"fail fail-crash\"",
-        "class=\"fail fail-wrong_result\"", "<h4>Failures by reason</h4>",
-        "<code>crash</code>", "<code>wrong_result</code>",
-        "<tr class=\"winner-row\">", "tile=[8, 16]", ">failed</text>"})
-    EXPECT_NE(html.find(expected), std::string::npos) << expected;
+  expectContains(
+      html, {">time / baseline</text>", "candidate, in cost-model order",
+             "class=\"noise\"", "class=\"margin\"", "1 − margin = 0.980",
+             "class=\"win\"", "winner #0: 0.800×",
+             "class=\"fail fail-crash\"", "class=\"fail fail-wrong_result\"",
+             "<h4>Failures by reason</h4>", "<code>crash</code>",
+             "<code>wrong_result</code>", "<tr class=\"winner-row\">",
+             "tile=[8, 16]", ">failed</text>"});
 }
 
 TEST(HtmlReport, LogScaleOnlyWhenRatiosSpreadWide) {
@@ -180,37 +183,33 @@ TEST(HtmlReport, LogScaleOnlyWhenRatiosSpreadWide) {
 
 TEST(HtmlReport, ModelSectionShowsContributionAndVerdicts) {
   std::string html = renderHtml(fixture());
-  for (const char *expected :
-       {"<section id=\"model\">", "Model: baseline vs tuned",
-        "class=\"baseline-sample\"", "class=\"tuned-sample\"",
-        "Per-dispatch contribution", "class=\"bar-before\"",
-        "class=\"bar-after\"", "model (measured)",
-        "kept 1 of 2 winners &lt;because&gt;", ">kept</span>",
-        ">dropped</span>: alone it gives"})
-    EXPECT_NE(html.find(expected), std::string::npos) << expected;
-  // Two occurrences of 0.1 ms before, 0.08 ms after: 0.04 ms saved.
-  EXPECT_NE(html.find("<td>200.0 µs</td><td>160.0 µs</td><td>40.00 µs"),
-            std::string::npos);
+  expectContains(
+      html, {"<section id=\"model\">", "Model: baseline vs tuned",
+             "class=\"baseline-sample\"", "class=\"tuned-sample\"",
+             "Per-dispatch contribution", "class=\"bar-before\"",
+             "class=\"bar-after\"", "model (measured)",
+             "kept 1 of 2 winners &lt;because&gt;", ">kept</span>",
+             ">dropped</span>: alone it gives",
+             // Two occurrences of 0.1 ms before, 0.08 ms after.
+             "<td>200.0 µs</td><td>160.0 µs</td><td>40.00 µs"});
 }
 
 TEST(HtmlReport, TimelineAndCacheHits) {
   std::string html = renderHtml(fixture());
-  for (const char *expected :
-       {"<section id=\"run\">", "class=\"step step-compile\"",
-        "class=\"step cached\"", "step &lt;1&gt;: replayed from the cache",
-        ">1 / 2</b><span>cache hits (compile + bench)"})
-    EXPECT_NE(html.find(expected), std::string::npos) << expected;
+  expectContains(html, {"<section id=\"run\">", "class=\"step step-compile\"",
+                        "class=\"step cached\"",
+                        "step &lt;1&gt;: replayed from the cache",
+                        ">1 / 2</b><span>cache hits (compile + bench)"});
 }
 
 TEST(HtmlReport, HistoryNeedsTwoRuns) {
   RunReport run = fixture();
   std::string html = renderHtml(run);
-  EXPECT_NE(html.find("class=\"trend\""), std::string::npos);
-  EXPECT_NE(html.find("(this run)"), std::string::npos);
+  expectContains(html, {"class=\"trend\"", "(this run)"});
   run.history.resize(1);
   html = renderHtml(run);
   EXPECT_EQ(html.find("class=\"trend\""), std::string::npos);
-  EXPECT_NE(html.find("Only this run is recorded so far"), std::string::npos);
+  expectContains(html, {"Only this run is recorded so far"});
 }
 
 } // namespace

@@ -1,4 +1,4 @@
-//===- ReportData.h - What the report shows, read from a build dir -*- C++ -*-===//
+//===- ReportData.h - What the report shows ---------------------*- C++ -*-===//
 //
 // retune-report gathers the records of a build directory into these structs;
 // the HTML page and summary.json are both rendered from them, so a unit test
@@ -34,6 +34,19 @@ struct CandidateRow {
 
 /// What the model step did with a dispatch's winner.
 enum class ModelVerdict { NoWinner, Kept, Dropped };
+
+/// "no winner", "kept", "dropped": summary.json's `model_step`.
+inline llvm::StringRef toString(ModelVerdict verdict) {
+  switch (verdict) {
+  case ModelVerdict::Kept:
+    return "kept";
+  case ModelVerdict::Dropped:
+    return "dropped";
+  case ModelVerdict::NoWinner:
+    break;
+  }
+  return "no winner";
+}
 
 struct DispatchReport {
   std::string id, name;

@@ -226,18 +226,6 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   return r;
 }
 
-StringRef verdictName(ModelVerdict verdict) {
-  switch (verdict) {
-  case ModelVerdict::Kept:
-    return "kept";
-  case ModelVerdict::Dropped:
-    return "dropped";
-  case ModelVerdict::NoWinner:
-    break;
-  }
-  return "no winner";
-}
-
 /// summary.json's entry of one dispatch.
 json::Object dispatchJson(const DispatchReport &r) {
   std::map<std::string, unsigned> byStatus;
@@ -265,7 +253,7 @@ json::Object dispatchJson(const DispatchReport &r) {
       {"speedup", r.speedup},
       {"winner", r.winner ? json::Value(*r.winner) : json::Value(nullptr)},
       {"reason", r.reason},
-      {"model_step", verdictName(r.verdict)},
+      {"model_step", toString(r.verdict)},
       {"note", r.note}};
 }
 
