@@ -34,6 +34,7 @@ static cl::opt<std::string> outputPath("output", cl::init("report/summary.json")
                                        cl::desc("summary to write"),
                                        cl::cat(category));
 static cl::opt<std::string> backend("backend", cl::init("mlir-cpu"),
+                                    cl::desc("the backend the run used"),
                                     cl::cat(category));
 static cl::opt<double>
     marginOption("margin", cl::init(-1),

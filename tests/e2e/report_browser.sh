@@ -14,9 +14,9 @@ if [ -z "$browser" ]; then
   exit 77
 fi
 tools=$(cd "$1" && pwd)
-work=$2
 here=$(cd "$(dirname "$0")" && pwd)
-rm -rf "$work" && mkdir -p "$work"
+rm -rf "$2" && mkdir -p "$2"
+work=$(cd "$2" && pwd) # file:// URLs need an absolute path
 fail() { echo "FAIL: $*"; exit 1; }
 
 export RETUNE_CACHE_DIR=$work/cache
@@ -236,6 +236,8 @@ for y in range(height):
     if y % 4 == 0:
         pixels += [tuple(line[i:i + 3]) for i in range(0, stride, bpp * 4)]
 background = max(set(pixels), key=pixels.count)
+page_background = sum(1 for p in pixels if p == (0xf4, 0xf6, 0xf9)) / len(pixels)
+check(page_background > 0.05, "screenshot shows the report's page background (%.0f%%)" % (100 * page_background))
 inked = sum(1 for p in pixels if p != background) / len(pixels)
 check(inked > 0.2, "screenshot is not blank (%.0f%% drawn)" % (100 * inked))
 check(len(set(pixels)) > 100, "screenshot has many colours (%d)" % len(set(pixels)))
