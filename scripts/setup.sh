@@ -10,6 +10,7 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools liblld-22-dev libomp-22-dev
   libz3-dev libtomlplusplus-dev libfmt-dev libgtest-dev
   zlib1g-dev libzstd-dev libopenblas-dev
+  chromium
 )
 
 missing=()

@@ -2,37 +2,22 @@
 #ifndef RETUNE_REPORT_HTMLREPORT_H
 #define RETUNE_REPORT_HTMLREPORT_H
 
-#include "stages/support/Records.h"
+#include "stages/report/ReportData.h"
 
 #include <string>
-#include <vector>
 
 namespace retune::report {
 
-struct CandidatePoint {
-  unsigned index = 0;
-  Status status = Status::Ok;
-  /// Candidate time / baseline time (Ok points only).
-  double ratio = 0;
-};
-
-struct DispatchRow {
-  std::string id, name, winner, reason;
-  double share = 0, baseline = 0, best = 0, speedup = 1;
-  unsigned ok = 0, failed = 0;
-  std::vector<CandidatePoint> points;
-};
-
-struct ModelRow {
-  double baseline = 0, tuned = 0, speedup = 0;
-  std::string decision;
-};
-
-/// A self-contained page (no scripts, no external files): the model result,
-/// a table of dispatches and, per dispatch, an SVG chart of every
-/// candidate's time relative to the baseline, failures marked by status.
-std::string renderHtml(StringRef title, const std::vector<DispatchRow> &rows,
-                       const ModelRow &model);
+/// A self-contained page (no scripts, no external files, inline SVG charts
+/// with hover text in <title>s, every number also in a table):
+///  - the model: baseline vs tuned samples, each dispatch's contribution and
+///    what the model step kept or dropped;
+///  - per dispatch: every candidate's time relative to the baseline with the
+///    noise band and the margin, the winner, failures by reason, and every
+///    candidate's configuration;
+///  - the run: a stage timeline (wall and busy time) and cache hits;
+///  - run to run: the kept summaries, when there are at least two.
+std::string renderHtml(const RunReport &run);
 
 } // namespace retune::report
 

@@ -1,0 +1,124 @@
+//===- ReportData.h - What the report shows ---------------------*- C++ -*-===//
+//
+// retune-report gathers the records of a build directory into these structs;
+// the HTML page and summary.json are both rendered from them, so a unit test
+// can build a fixture without a build directory.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_REPORT_REPORTDATA_H
+#define RETUNE_REPORT_REPORTDATA_H
+
+#include "stages/support/Records.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace retune::report {
+
+/// One candidate of a dispatch: its configuration and what became of it.
+struct CandidateRow {
+  unsigned index = 0;
+  /// The knob values as "key=value" pairs, in the index's order.
+  std::string config;
+  double cost = 0;
+  Status status = Status::Ok;
+  /// Why it failed (compile or bench message), empty when Ok.
+  std::string message;
+  /// Candidate time / baseline time (median of the paired ratios) and its
+  /// noise (half IQR of the ratios), both meaningful for Ok rows only.
+  double ratio = 0, noise = 0;
+  double median = 0, baselineMedian = 0;
+  bool compileCached = false, benchCached = false;
+};
+
+/// What the model step did with a dispatch's winner.
+enum class ModelVerdict { NoWinner, Kept, Dropped };
+
+/// "no winner", "kept", "dropped": summary.json's `model_step`.
+inline llvm::StringRef toString(ModelVerdict verdict) {
+  switch (verdict) {
+  case ModelVerdict::Kept:
+    return "kept";
+  case ModelVerdict::Dropped:
+    return "dropped";
+  case ModelVerdict::NoWinner:
+    break;
+  }
+  return "no winner";
+}
+
+struct DispatchReport {
+  std::string id, name;
+  double share = 0, flops = 0;
+  unsigned occurrences = 1;
+  /// Valid configurations in the whole space, and why there are none.
+  uint64_t solutions = 0;
+  std::string note;
+  std::vector<CandidateRow> candidates;
+  std::optional<unsigned> winner;
+  /// With a winner: the winner's paired measurement; without: the median
+  /// baseline over all measurements (best = baseline, speedup 1).
+  double baseline = 0, best = 0, speedup = 1;
+  /// The selection's explanation, and the margin the winner had to beat.
+  std::string reason;
+  double requiredMargin = 0;
+  ModelVerdict verdict = ModelVerdict::NoWinner;
+  /// Why the model step dropped the winner.
+  std::string droppedReason;
+};
+
+struct ModelReport {
+  std::string status, message, decision;
+  double baseline = 0, tuned = 0, speedup = 0, noise = 0;
+  std::vector<double> baselineSamples, tunedSamples;
+  double startedAt = 0, seconds = 0;
+};
+
+/// One step of a stage that recorded when it started.
+struct StepTime {
+  /// Unix seconds; end == start for a replay from the cache.
+  double start = 0, end = 0;
+  /// What the step worked on ("<dispatch name> #3", "baseline", ...).
+  std::string label;
+  bool cached = false;
+};
+
+/// One kind of step (candidates, compile, bench, model) of the run.
+struct StageTiming {
+  std::string name;
+  /// The union of the steps' intervals, and the sum of their lengths.
+  double wall = 0, busy = 0;
+  std::vector<StepTime> steps;
+  unsigned stepCount = 0, cachedCount = 0;
+};
+
+/// One earlier (or the current) run, as its summary.json recorded it.
+struct HistoryRun {
+  double startedAt = 0;
+  double baseline = 0, tuned = 0, speedup = 0;
+  unsigned winnersKept = 0;
+  /// (dispatch id, name, speedup) per dispatch.
+  struct Dispatch {
+    std::string id, name;
+    double speedup = 1;
+  };
+  std::vector<Dispatch> dispatches;
+};
+
+struct RunReport {
+  /// The model file the run tuned.
+  std::string model;
+  std::string backend;
+  /// The configured selection margin ([select] margin).
+  double margin = 0.02;
+  std::vector<DispatchReport> dispatches;
+  ModelReport modelResult;
+  std::vector<StageTiming> stages;
+  /// Oldest first; the current run is the last entry when history is kept.
+  std::vector<HistoryRun> history;
+};
+
+} // namespace retune::report
+
+#endif // RETUNE_REPORT_REPORTDATA_H
