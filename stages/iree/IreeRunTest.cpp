@@ -398,3 +398,36 @@ TEST(IreeSpecFiles, WriteVerifies) {
 }
 
 } // namespace
+
+namespace {
+// What the real iree-benchmark-module 3.13 printed (testdata/fixtures/
+// real-3.13/SOURCES.txt): dispatch benchmarks report µs, --function
+// benchmarks ms; three repetitions and four aggregates each.
+TEST(IreeBenchJson, RealOutputsOf313) {
+  using retune::iree::testing::readTestFile;
+  using retune::iree::testing::testdata;
+  BenchmarkRun dispatch = llvm::cantFail(parseBenchmarkJson(
+      readTestFile(testdata("fixtures/real-3.13/dispatch_benchmark_llvm_cpu.json")),
+      "dispatch"));
+  ASSERT_EQ(dispatch.samplesUs.size(), 3u);
+  EXPECT_NEAR(dispatch.samplesUs[0], 4988.8695, 1e-3);
+  EXPECT_NEAR(dispatch.aggregates["mean"], 4942.9417, 1e-3);
+  EXPECT_TRUE(dispatch.error.empty());
+  ASSERT_FALSE(dispatch.names.empty());
+  EXPECT_EQ(llvm::StringRef(dispatch.names.front()).starts_with("BM_forward_dispatch_2_"), true);
+  BenchmarkRun function = llvm::cantFail(parseBenchmarkJson(
+      readTestFile(testdata("fixtures/real-3.13/function_benchmark_llvm_cpu.json")),
+      "function"));
+  ASSERT_EQ(function.samplesUs.size(), 3u);
+  EXPECT_NEAR(function.samplesUs[1], 131849.5725, 1e-2); // ms -> µs
+  EXPECT_EQ(function.names.front(), "BM_forward/process_time/real_time");
+}
+
+TEST(IreeTools, RealVersionOutputOf313) {
+  auto v = parseIreeVersion(retune::iree::testing::readTestFile(
+      retune::iree::testing::testdata("fixtures/real-3.13/iree_compile_version.txt")));
+  ASSERT_TRUE(static_cast<bool>(v)) << llvm::toString(v.takeError());
+  EXPECT_EQ(v->line, 13u);
+  EXPECT_EQ(v->text, "3.13.0rc20261016");
+}
+} // namespace
