@@ -12,6 +12,7 @@
 
 #include <functional>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <toml++/toml.h>
 
@@ -93,6 +94,36 @@ public:
     return Error::success();
   }
 
+  /// An array of arrays of strings (e.g. flag sets); `[]` is allowed.
+  Error stringListsKey(StringRef key,
+                       std::optional<std::vector<std::vector<std::string>>> &out) {
+    claimed.push_back(key.str());
+    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    if (!node)
+      return Error::success();
+    const toml::array *array = node->as_array();
+    std::vector<std::vector<std::string>> lists;
+    for (size_t i = 0; array && i < array->size(); ++i) {
+      const toml::array *inner = (*array)[i].as_array();
+      lists.emplace_back();
+      for (size_t j = 0; inner && j < inner->size(); ++j) {
+        std::optional<std::string> value = (*inner)[j].value<std::string>();
+        if (!(*inner)[j].is_string() || !value || value->empty())
+          inner = nullptr;
+        else
+          lists.back().push_back(*value);
+      }
+      if (!inner || lists.back().empty())
+        array = nullptr;
+    }
+    if (!array)
+      return bad(*node, key,
+                 "an array of non-empty arrays of non-empty strings, e.g. "
+                 "[[\"--iree-opt-data-tiling\"]]");
+    out = std::move(lists);
+    return Error::success();
+  }
+
   /// Errors for the first key no field claimed.
   Error rejectUnknown() {
     for (const auto &[key, node] : table) {
@@ -150,6 +181,8 @@ const std::map<std::string, TableParser> &tableParsers() {
          if (Error err = r.stringListKey("compile_flags", i.compileFlags))
            return err;
          if (Error err = r.stringListKey("benchmark_flags", i.benchmarkFlags))
+           return err;
+         if (Error err = r.stringListsKey("flag_sets", i.flagSets))
            return err;
          if (Error err = r.stringListKey("devices", i.devices, true))
            return err;

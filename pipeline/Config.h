@@ -10,6 +10,7 @@
 
 #include "stages/support/LLVM.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -27,6 +28,12 @@ struct IreeConfig {
   std::vector<std::string> compileFlags;
   /// The user's iree-benchmark-module flags for the whole model (inputs).
   std::vector<std::string> benchmarkFlags;
+  /// Flag sets the model-level search tries beside the default flags; unset:
+  /// data tiling with and without microkernels on llvm-cpu, none on GPUs.
+  std::optional<std::vector<std::vector<std::string>>> flagSets;
+  /// The compile flags before the search's choice is added (compileFlags
+  /// holds both once `retune plan` has read flags/chosen.json).
+  std::vector<std::string> baseCompileFlags;
   /// One depth-1 pool per device; benches are assigned round-robin.
   std::vector<std::string> devices = {"hip://0"};
   /// --benchmark_repetitions of every IREE benchmark.

@@ -2,6 +2,7 @@
 #include "pipeline/IreePlan.h"
 
 #include "stages/iree/IreeTools.h"
+#include "stages/iree/ModelFlags.h"
 #include "stages/iree/ModelSignature.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
@@ -50,9 +51,9 @@ std::string shellQuote(StringRef arg) {
 }
 
 std::vector<std::string> ireeStageTools() {
-  return {"retune-iree-dump",  "retune-iree-candidates", "retune-iree-compile",
-          "retune-iree-bench", "retune-iree-rank",       "retune-iree-link",
-          "retune-iree-model"};
+  return {"retune-iree-flags", "retune-iree-dump",  "retune-iree-candidates",
+          "retune-iree-compile", "retune-iree-bench", "retune-iree-rank",
+          "retune-iree-link",  "retune-iree-model"};
 }
 
 void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
@@ -67,6 +68,11 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   if (c.modelIsOnnx())
     w.variable("iree_import_onnx", shellQuote(i.importOnnx));
   w.variable("iree_compile_flags", repeatedFlag("compile-flag", i.compileFlags));
+  // The flags step starts from the user's flags, not from its own choice.
+  w.variable("iree_base_flags",
+             repeatedFlag("compile-flag", i.baseCompileFlags.empty()
+                                              ? i.compileFlags
+                                              : i.baseCompileFlags));
   w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
   w.variable("iree_repetitions", std::to_string(i.repetitions));
   w.variable("model_rounds", std::to_string(i.modelRounds));
@@ -163,6 +169,45 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   w.build({{best}, {}, "select", {candidatesIndex}, results, {},
            {{"results_dir", "results/" + d.id}}});
   return best;
+}
+
+std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {
+  if (config.iree.flagSets)
+    return *config.iree.flagSets;
+  bool cpu = llvm::any_of(config.iree.compileFlags, [](StringRef flag) {
+    return flag.contains("llvm-cpu");
+  });
+  return cpu ? iree::defaultCpuFlagSets()
+             : std::vector<std::vector<std::string>>();
+}
+
+std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
+  std::string path = (buildDir + "/" + kChosenFlags).str();
+  if (!sys::fs::exists(path))
+    return std::nullopt;
+  Expected<iree::FlagChoice> choice =
+      readRecord<iree::FlagChoice>(path, iree::schema::kFlags,
+                                   iree::flagChoiceFromJson);
+  if (!choice) {
+    // Damaged: the flags edge redoes it; until then nothing is chosen.
+    consumeError(choice.takeError());
+    return std::nullopt;
+  }
+  return choice->chosen;
+}
+
+Error writeFlagSearch(TuneConfig &resolved, StringRef buildDir) {
+  resolved.iree.baseCompileFlags = resolved.iree.compileFlags;
+  std::vector<std::vector<std::string>> sets = flagSetsOf(resolved);
+  if (sets.empty())
+    return Error::success();
+  if (Error err = writeJsonFile((buildDir + "/" + kFlagSetsFile).str(),
+                                iree::flagSetsToJson(sets)))
+    return err;
+  if (std::optional<std::vector<std::string>> chosen = chosenFlags(buildDir))
+    resolved.iree.compileFlags.insert(resolved.iree.compileFlags.end(),
+                                      chosen->begin(), chosen->end());
+  return Error::success();
 }
 
 Error checkIreeEntry(const TuneConfig &config) {

@@ -14,6 +14,7 @@
 #include "pipeline/NinjaWriter.h"
 #include "stages/support/Records.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -46,6 +47,23 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
 /// pinned to the detected one, so that stage tools need not ask again. A
 /// missing tool or an unsupported version is the error, at plan time.
 Expected<TuneConfig> resolveIreeTools(const TuneConfig &config);
+
+/// The model-level flag search's files, relative to the build directory.
+inline constexpr llvm::StringLiteral kFlagSetsFile = "flags/sets.json";
+inline constexpr llvm::StringLiteral kChosenFlags = "flags/chosen.json";
+
+/// The flag sets the model-level search tries: tune.toml's `flag_sets`, or
+/// by default data tiling (with and without microkernels) on llvm-cpu and
+/// none elsewhere. Empty: no search.
+std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config);
+
+/// The flags the search chose, once flags/chosen.json exists and reads.
+std::optional<std::vector<std::string>> chosenFlags(llvm::StringRef buildDir);
+
+/// Writes flags/sets.json when the search runs, and adds the chosen flags
+/// (if chosen yet) to `resolved`'s compile flags; the user's flags stay in
+/// baseCompileFlags.
+Error writeFlagSearch(TuneConfig &resolved, llvm::StringRef buildDir);
 
 /// Checks at plan time that the model has the entry the whole-model
 /// benchmark needs (or one public function when none is named) and that its

@@ -180,12 +180,26 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   if (iree) {
     for (const std::string &tool : ireeStageTools())
       planInputs.push_back(joinPath(paths.toolDir, tool));
+    // A new dump tool may read the same model differently; its outputs are
+    // restat'ed, so only what changes is redone downstream.
+    dumpImplicit.push_back(joinPath(paths.toolDir, "retune-iree-dump"));
     if (!config.iree.profile.empty()) {
       planInputs.push_back(config.iree.profile);
       dumpImplicit.push_back(config.iree.profile);
     }
   }
-  planInputs.push_back("dispatches/index.json");
+  // The model-level flag search runs before the dump, which (like every
+  // later step) builds with the chosen flags: until they are chosen there
+  // is no dump edge, so the dump never runs with flags about to change.
+  bool searchesFlags = iree && !flagSetsOf(config).empty();
+  bool flagsChosen = searchesFlags && chosenFlags(buildDir).has_value();
+  if (searchesFlags) {
+    planInputs.push_back(kChosenFlags.str());
+    dumpImplicit.push_back(kChosenFlags.str());
+  }
+  bool dumps = !searchesFlags || flagsChosen;
+  if (dumps)
+    planInputs.push_back("dispatches/index.json");
   std::vector<std::string> dumpOutputs;
   std::vector<std::string> candidateIndexes, bests;
   CandidateGraph graph;
@@ -228,8 +242,13 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   if (config.modelIsOnnx())
     w.build({{modelForTools(config)}, {}, "import", {config.modelPath}, {}, {},
              {}});
-  w.build({{"dispatches/index.json"}, {}, "dump", {modelForTools(config)},
-           dumpImplicit, {}, {}});
+  if (searchesFlags)
+    w.build({{kChosenFlags.str()}, {"compile_flags.txt"}, "flags",
+             {modelForTools(config)}, {kFlagSetsFile.str(), config.iree.compile},
+             {}, {}});
+  if (dumps)
+    w.build({{"dispatches/index.json"}, {}, "dump", {modelForTools(config)},
+            dumpImplicit, {}, {}});
   // The per-dispatch files are the dump's too, but declared through a phony
   // edge: as implicit outputs of the dump they would appear only after the
   // first re-plan, without build-log entries, and Ninja would dump again.
@@ -309,6 +328,8 @@ Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths) {
   Expected<TuneConfig> resolved = resolveIreeTools(config);
   if (!resolved)
     return resolved.takeError();
+  if (Error err = writeFlagSearch(*resolved, paths.buildDir))
+    return err;
   Expected<std::string> identity = ireeIdentity(*resolved);
   if (!identity)
     return identity.takeError();

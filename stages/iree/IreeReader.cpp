@@ -548,7 +548,11 @@ Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName) {
   return dispatch;
 }
 
-Expected<std::string> dropRootOp(StringRef text, StringRef fileName) {
+namespace {
+/// Deletes the attribute `name` (`name` or `name = <value>`) from every op's
+/// attribute dictionary, with its separator; an emptied dictionary goes too.
+Expected<std::string> dropAttribute(StringRef text, StringRef fileName,
+                                    StringRef name) {
   Expected<std::unique_ptr<TextFile>> parsed = TextFile::parse(text, fileName);
   if (!parsed)
     return parsed.takeError();
@@ -558,15 +562,15 @@ Expected<std::string> dropRootOp(StringRef text, StringRef fileName) {
   SmallVector<std::pair<size_t, size_t>> cuts;
   auto endOf = [&](size_t i) { return toks[i].offset + toks[i].text.size(); };
   file.walk([&](const OpNode &op) {
-    if (!file.hasAttr(op, "root_op"))
+    if (!file.hasAttr(op, name))
       return;
     for (size_t i = op.begin + 1; i + 1 < op.end; ++i) {
-      if (!file.isOwnToken(op, i) || toks[i].text != "root_op" ||
+      if (!file.isOwnToken(op, i) || toks[i].text != name ||
           !(toks[i - 1].text == "{" || toks[i - 1].text == ","))
         continue;
       size_t last = i;
       if (toks[i + 1].text == "=") {
-        auto range = file.attrValue(op, "root_op");
+        auto range = file.attrValue(op, name);
         last = range->second - 1;
       }
       size_t next = last + 1;
@@ -590,6 +594,15 @@ Expected<std::string> dropRootOp(StringRef text, StringRef fileName) {
   for (auto it = cuts.rbegin(); it != cuts.rend(); ++it)
     out.erase(it->first, it->second - it->first);
   return out;
+}
+} // namespace
+
+Expected<std::string> dropRootOp(StringRef text, StringRef fileName) {
+  return dropAttribute(text, fileName, "root_op");
+}
+
+Expected<std::string> dropLoweringConfigs(StringRef text, StringRef fileName) {
+  return dropAttribute(text, fileName, "lowering_config");
 }
 
 std::vector<std::string> dumpArgs(const IreeSyntax &syntax, StringRef model,
@@ -695,7 +708,13 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
   Expected<IreeDispatch> dispatch = readIreeDispatch(*text, benchmarkFile);
   if (!dispatch)
     return dispatch.takeError();
-  Expected<std::string> clean = dropRootOp(*text, benchmarkFile);
+  Expected<std::string> unmarked = dropRootOp(*text, benchmarkFile);
+  if (!unmarked)
+    return unmarked.takeError();
+  // iree-codegen-strip-compilation-info leaves the lowering_config that data
+  // tiling puts on linalg.unpack; with it IREE 3.13 fails to configure the
+  // dispatch ("failed to set lowering configuration").
+  Expected<std::string> clean = dropLoweringConfigs(*unmarked, benchmarkFile);
   if (!clean)
     return clean.takeError();
   if (Error err = writeFileIfChanged(outputFile, *clean))

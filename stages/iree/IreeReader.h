@@ -85,6 +85,12 @@ Expected<Problem> problemFromRootOp(llvm::StringRef opText,
 /// tuner must before compiling a dumped benchmark with a spec.
 Expected<std::string> dropRootOp(llvm::StringRef text, llvm::StringRef fileName);
 
+/// Removes every `lowering_config` attribute left after IREE's strip pass
+/// (data tiling's linalg.unpack keeps one), so that IREE configures the
+/// dispatch itself.
+Expected<std::string> dropLoweringConfigs(llvm::StringRef text,
+                                          llvm::StringRef fileName);
+
 //===----------------------------------------------------------------------===//
 // Commands
 //===----------------------------------------------------------------------===//

@@ -133,4 +133,24 @@ TEST(IreeReader, RejectsDispatchWithoutTunableRoot) {
   EXPECT_NE(message.find("not a contraction"), std::string::npos) << message;
 }
 
+// What IREE 3.13 leaves in a data-tiled llvm-cpu dispatch after
+// --iree-codegen-strip-compilation-info (recorded from the MLP with
+// --iree-opt-data-tiling).
+TEST(IreeReader, DropsLoweringConfigsLeftByTheStripPass) {
+  const char *text =
+      "#config = #iree_cpu.lowering_config<vector_common_parallel = [16, 16]>\n"
+      "func.func @f(%a: tensor<16x32x16x16xf32>, %b: tensor<256x512xf32>) {\n"
+      "  %unpack = linalg.unpack %a outer_dims_perm = [0, 1] inner_dims_pos = "
+      "[0, 1] inner_tiles = [16, 16] into %b {lowering_config = #config} : "
+      "tensor<16x32x16x16xf32> -> tensor<256x512xf32>\n"
+      "  %x = arith.addf %b, %b {other = 1, lowering_config = #config} : "
+      "tensor<256x512xf32>\n  return\n}\n";
+  std::string clean = llvm::cantFail(dropLoweringConfigs(text, "d.mlir"));
+  // The alias definition may stay; no op refers to it.
+  EXPECT_EQ(clean.find("lowering_config = #config"), std::string::npos) << clean;
+  EXPECT_NE(clean.find("into %b : tensor<16x32x16x16xf32>"), std::string::npos)
+      << clean;
+  EXPECT_NE(clean.find("{other = 1}"), std::string::npos) << clean;
+}
+
 } // namespace

@@ -131,4 +131,26 @@ Expected<EntryFunction> readEntryFunction(StringRef modelText, StringRef entry,
   return result;
 }
 
+Expected<ModelInvocation>
+resolveModelInvocation(StringRef modelPath, StringRef entry,
+                       ArrayRef<std::string> benchFlags) {
+  ModelInvocation result{entry.str(), benchFlags.vec()};
+  bool hasInputs = llvm::any_of(result.flags, [](StringRef flag) {
+    return flag.starts_with("--input");
+  });
+  if (!result.function.empty() && hasInputs)
+    return result;
+  Expected<std::string> text = readFile(modelPath);
+  if (!text)
+    return text.takeError();
+  Expected<EntryFunction> signature = readEntryFunction(*text, entry, modelPath);
+  if (!signature)
+    return signature.takeError();
+  result.function = signature->name;
+  if (!hasInputs)
+    for (const std::string &input : signature->inputs)
+      result.flags.push_back("--input=" + input);
+  return result;
+}
+
 } // namespace retune::iree

@@ -33,6 +33,20 @@ Expected<EntryFunction> readEntryFunction(llvm::StringRef modelText,
                                           llvm::StringRef entry,
                                           llvm::StringRef fileName);
 
+/// What a whole-model benchmark runs: the function and the
+/// iree-benchmark-module flags (the user's, with one `--input=` per argument
+/// added when they give none).
+struct ModelInvocation {
+  std::string function;
+  std::vector<std::string> flags;
+};
+
+/// `entry` and `benchFlags` as given, completed from the model's signature
+/// when the entry is empty or the flags hold no `--input`.
+Expected<ModelInvocation>
+resolveModelInvocation(llvm::StringRef modelPath, llvm::StringRef entry,
+                       llvm::ArrayRef<std::string> benchFlags);
+
 } // namespace retune::iree
 
 #endif // RETUNE_IREE_MODELSIGNATURE_H

@@ -104,36 +104,8 @@ CompileRecord compileModel(const IreeTools &ireeTools, StringRef spec,
   return compileCandidate(ireeTools, request);
 }
 
-/// The function the model benchmark runs and its flags: tune.toml's entry
-/// and benchmark_flags, completed from the model's signature (the only
-/// public function; one zero-filled `--input=` per argument) when they do
-/// not say.
-struct ModelInvocation {
-  std::string function;
-  std::vector<std::string> flags;
-};
+/// The function the model benchmark runs and its flags.
 ModelInvocation invocation;
-
-Expected<ModelInvocation> resolveInvocation() {
-  ModelInvocation result{entry, tools::benchFlags()};
-  bool hasInputs = llvm::any_of(result.flags, [](StringRef flag) {
-    return flag.starts_with("--input");
-  });
-  if (!result.function.empty() && hasInputs)
-    return result;
-  Expected<std::string> text = readFile(modelPath);
-  if (!text)
-    return text.takeError();
-  Expected<EntryFunction> signature =
-      readEntryFunction(*text, entry, modelPath);
-  if (!signature)
-    return signature.takeError();
-  result.function = signature->name;
-  if (!hasInputs)
-    for (const std::string &input : signature->inputs)
-      result.flags.push_back("--input=" + input);
-  return result;
-}
 
 BenchRequest benchRequest(StringRef tag) {
   BenchRequest request;
@@ -311,7 +283,8 @@ Error run() {
   Expected<IreeTools> ireeTools = tools::toolsFromOptions(workDir);
   if (!ireeTools)
     return ireeTools.takeError();
-  Expected<ModelInvocation> resolved = resolveInvocation();
+  Expected<ModelInvocation> resolved =
+      resolveModelInvocation(modelPath, entry, tools::benchFlags());
   if (!resolved)
     return resolved.takeError();
   invocation = std::move(*resolved);
