@@ -47,9 +47,6 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config);
 /// compiler.id for IREE: iree-compile's bytes, its version and the flags.
 Expected<std::string> ireeIdentity(const TuneConfig &resolved);
 
-/// Quotes `arg` for the POSIX shell that runs Ninja commands.
-std::string shellQuote(StringRef arg);
-
 } // namespace retune::pipeline
 
 #endif // RETUNE_PIPELINE_IREEPLAN_H

@@ -53,6 +53,25 @@ protected:
   PlannerPaths paths;
 };
 
+TEST_F(PlannerTest, ValuesReachCommandLinesQuoted) {
+  // Each of these used to end the quoting of the rule's command line.
+  config.cacheDir = "/x'; touch /tmp/PWNED; '";
+  config.modelPath = "/repo/it's $HOME.mlir";
+  config.entry = "f;g";
+  paths.toolDir = "/tools dir";
+  std::string manifest = planManifest(config, paths);
+  EXPECT_NE(manifest.find(R"(cache_dir = '/x'\''; touch /tmp/PWNED; '\'''
+)"),
+            std::string::npos)
+      << manifest;
+  EXPECT_NE(manifest.find(R"(model_file = '/repo/it'\''s $$HOME.mlir'
+)"),
+            std::string::npos);
+  EXPECT_NE(manifest.find("model_entry_flag = '--entry=f;g'\n"),
+            std::string::npos);
+  EXPECT_NE(manifest.find("retune_bin = '/tools dir'\n"), std::string::npos);
+}
+
 } // namespace
 
 TEST_F(PlannerTest, FirstPlanOnlyDumps) {
