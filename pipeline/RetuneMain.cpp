@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cache/ContentCache.h"
+#include "pipeline/PlanChecks.h"
 #include "pipeline/Planner.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Records.h"
@@ -52,9 +53,8 @@ static Error plan(const char *argv0) {
   Expected<pipeline::TuneConfig> config = pipeline::loadConfig(configFile);
   if (!config)
     return config.takeError();
-  if (!sys::fs::exists(config->modelPath))
-    return makeError(configFile + ": [model] path: " + config->modelPath +
-                     ": no such file");
+  if (Error err = pipeline::checkPlanInputs(*config))
+    return err;
   SmallString<256> build(buildDir);
   sys::fs::make_absolute(build);
   bool fresh = !sys::fs::exists(build);
