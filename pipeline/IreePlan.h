@@ -24,6 +24,8 @@ struct CandidateGraph {
   std::vector<std::string> compileRecords;
   std::vector<std::string> benches;
   std::vector<std::string> reportInputs;
+  /// Candidate spec files (inputs of the plan: a damaged one re-plans).
+  std::vector<std::string> specs;
 };
 
 /// The iree stage tools (inputs of the plan edge, like the core tools).

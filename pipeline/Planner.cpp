@@ -41,11 +41,87 @@ std::optional<T> readOptional(StringRef path, StringRef schema,
     return std::nullopt;
   Expected<T> record = readRecord<T>(path, schema, parse);
   if (!record) {
-    // A stale or foreign record: the edge that writes it will redo it.
-    consumeError(record.takeError());
+    // Damaged: readRecord removed it, and the edge that writes it runs
+    // again in this build.
+    errs() << "retune: note: " << toString(record.takeError()) << "\n";
     return std::nullopt;
   }
   return std::move(*record);
+}
+
+/// Removes a record whose files do not match it, so that its edge runs
+/// again (Ninja would otherwise keep compiling garbled files).
+void redo(StringRef record, const Twine &why) {
+  errs() << "retune: note: " << record << ": " << why
+         << "; removed it, the step that writes it runs again\n";
+  sys::fs::remove(record);
+}
+
+/// Whether `path` holds the bytes hashed to `hash` (an empty hash: unknown,
+/// taken as a match).
+bool matchesHash(StringRef path, StringRef hash) {
+  if (hash.empty())
+    return true;
+  Expected<std::string> bytes = readFile(path);
+  if (!bytes) {
+    consumeError(bytes.takeError());
+    return false;
+  }
+  return blake3Hex(*bytes) == hash;
+}
+
+/// The dispatch index, checked against the files the dump wrote beside it.
+/// An index listing nothing is an error: nothing to tune.
+Expected<std::optional<DispatchIndex>> readDispatches(StringRef buildDir) {
+  std::string path = joinPath(buildDir, "dispatches/index.json");
+  std::optional<DispatchIndex> index = readOptional<DispatchIndex>(
+      path, schema::kDispatches, dispatchIndexFromJson);
+  if (!index)
+    return std::nullopt;
+  if (index->dispatches.empty()) {
+    sys::fs::remove(path);
+    return makeError(path + ": " + index->model +
+                     " has no dispatch retune can tune; nothing to tune "
+                     "(check [model] path; the index was removed)");
+  }
+  for (const DispatchEntry &d : index->dispatches) {
+    std::string dir = joinPath(buildDir, "dispatches/" + d.id);
+    Expected<DispatchEntry> problem =
+        readDispatchProblem(joinPath(dir, "problem.json"));
+    if (!problem || problem->id != d.id) {
+      if (!problem)
+        consumeError(problem.takeError());
+      redo(path, "dispatches/" + d.id + "/problem.json is missing or damaged");
+      return std::nullopt;
+    }
+    if (!matchesHash(joinPath(dir, "dispatch.mlir"), d.irHash)) {
+      redo(path, "dispatches/" + d.id +
+                     "/dispatch.mlir is missing or not what the dump wrote");
+      return std::nullopt;
+    }
+  }
+  return index;
+}
+
+/// The candidate index of `d`, checked against its spec files.
+std::optional<CandidateIndex> readCandidates(StringRef buildDir,
+                                             const DispatchEntry &d) {
+  std::string dir = joinPath(buildDir, "candidates/" + d.id);
+  std::string path = joinPath(dir, "index.json");
+  std::optional<CandidateIndex> index = readOptional<CandidateIndex>(
+      path, schema::kCandidates, candidateIndexFromJson);
+  if (!index)
+    return std::nullopt;
+  if (index->dispatch != d.id) {
+    redo(path, "it belongs to dispatch " + index->dispatch);
+    return std::nullopt;
+  }
+  for (const CandidateEntry &c : index->candidates)
+    if (!matchesHash(joinPath(dir, c.file), c.specHash)) {
+      redo(path, c.file + " is missing or not what the candidates step wrote");
+      return std::nullopt;
+    }
+  return index;
 }
 
 /// Why a dispatch keeps the default config, or "" when it is tuned.
@@ -154,19 +230,25 @@ void writeCandidatesEdge(NinjaWriter &w, const TuneConfig &config,
     implicit.push_back("gpu.toml");
     vars.push_back({"dispatch_ir", dispatchDir.str() + "/dispatch.mlir"});
   }
+  // mlir-cpu: no tuning before the model is known to compile.
+  std::vector<std::string> orderOnly;
+  if (!iree)
+    orderOnly.push_back("model/baseline.json");
   w.build({{candidatesDir.str() + "/index.json"}, specs, "candidates",
-           {dispatchDir.str() + "/problem.json"}, implicit, {}, vars});
+           {dispatchDir.str() + "/problem.json"}, implicit, orderOnly, vars});
 }
 
 } // namespace
 
-std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
+Expected<std::string> planManifest(const TuneConfig &config,
+                                   const PlannerPaths &paths) {
   NinjaWriter w;
   writeHeader(w, config, paths);
   std::string buildDir = paths.buildDir;
-  std::optional<DispatchIndex> dispatches = readOptional<DispatchIndex>(
-      joinPath(buildDir, "dispatches/index.json"), schema::kDispatches,
-      dispatchIndexFromJson);
+  Expected<std::optional<DispatchIndex>> read = readDispatches(buildDir);
+  if (!read)
+    return read.takeError();
+  std::optional<DispatchIndex> dispatches = std::move(*read);
 
   // Inputs whose change re-plans; outputs the dump already produced.
   std::vector<std::string> planInputs = {config.modelPath};
@@ -197,15 +279,12 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
       std::string candidatesIndex = candidatesDir + "/index.json";
       candidateIndexes.push_back(candidatesIndex);
       graph.reportInputs.push_back(candidatesIndex);
-      std::optional<CandidateIndex> index = readOptional<CandidateIndex>(
-          joinPath(buildDir, candidatesIndex), schema::kCandidates,
-          candidateIndexFromJson);
-      if (index && index->dispatch != d.id)
-        index.reset();
+      std::optional<CandidateIndex> index = readCandidates(buildDir, d);
       std::vector<std::string> specs;
       if (index)
         for (const CandidateEntry &c : index->candidates)
           specs.push_back(candidatesDir + "/" + c.file);
+      graph.specs.insert(graph.specs.end(), specs.begin(), specs.end());
       std::string reason = skipReason(config, d, rank);
       writeCandidatesEdge(w, config, dir, candidatesDir, specs, reason);
       if (!index) {
@@ -221,9 +300,15 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   }
   planInputs.insert(planInputs.end(), candidateIndexes.begin(),
                     candidateIndexes.end());
+  // A damaged dispatch or spec file re-plans, and the plan redoes its step.
+  planInputs.insert(planInputs.end(), dumpOutputs.begin(), dumpOutputs.end());
+  planInputs.insert(planInputs.end(), graph.specs.begin(), graph.specs.end());
   w.blank();
   w.build({{"dispatches/index.json"}, {}, "dump", {config.modelPath},
            dumpImplicit, {}, {}});
+  if (!iree)
+    w.build({{"model/baseline.json"}, {}, "model_baseline", {config.modelPath},
+             {"compiler.id"}, {}, {}});
   // The per-dispatch files are the dump's too, but declared through a phony
   // edge: as implicit outputs of the dump they would appear only after the
   // first re-plan, without build-log entries, and Ninja would dump again.
@@ -252,6 +337,8 @@ std::string planManifest(const TuneConfig &config, const PlannerPaths &paths) {
   std::vector<std::string> modelInputs = bests;
   modelInputs.push_back("spec/linked.mlir");
   modelInputs.push_back("compiler.id");
+  if (!iree)
+    modelInputs.push_back("model/baseline.json");
   w.build({{"model/result.json"}, {"tuning_spec.mlir"}, "model", bests,
            modelInputs, {}, {}});
   graph.reportInputs.push_back("model/result.json");
@@ -291,8 +378,10 @@ Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
   if (Error err = writeFileIfChanged(joinPath(paths.buildDir, "compiler.id"),
                                      *identity))
     return err;
-  return writeFileIfChanged(joinPath(paths.buildDir, "build.ninja"),
-                            planManifest(config, paths));
+  Expected<std::string> manifest = planManifest(config, paths);
+  if (!manifest)
+    return manifest.takeError();
+  return writeFileIfChanged(joinPath(paths.buildDir, "build.ninja"), *manifest);
 }
 
 Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths) {
@@ -308,8 +397,10 @@ Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths) {
         {"gpu.toml", resolved->gpuTable}})
     if (Error err = writeFileIfChanged(joinPath(paths.buildDir, name), text))
       return err;
-  return writeFileIfChanged(joinPath(paths.buildDir, "build.ninja"),
-                            planManifest(*resolved, paths));
+  Expected<std::string> manifest = planManifest(*resolved, paths);
+  if (!manifest)
+    return manifest.takeError();
+  return writeFileIfChanged(joinPath(paths.buildDir, "build.ninja"), *manifest);
 }
 
 } // namespace retune::pipeline

@@ -35,6 +35,10 @@ protected:
                                   share, 1, test::matmulProblem(64, 64, 64)});
     ASSERT_FALSE(static_cast<bool>(
         writeJsonFile((dir + "/dispatches/index.json").str(), toJson(index))));
+    for (const DispatchEntry &d : index.dispatches)
+      ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+          (dir + "/dispatches/" + d.id + "/problem.json").str(),
+          toJson(DispatchIndex{index.model, d.flops, {d}}))));
   }
   void writeCandidates(StringRef id, unsigned count) {
     CandidateIndex index;
@@ -43,6 +47,14 @@ protected:
       index.candidates.push_back({n, std::to_string(n) + ".spec.mlir", {}, 1.0});
     ASSERT_FALSE(static_cast<bool>(writeJsonFile(
         (dir + "/candidates/" + id + "/index.json").str(), toJson(index))));
+  }
+  std::string plan() {
+    Expected<std::string> manifest = planManifest(config, paths);
+    if (!manifest) {
+      ADD_FAILURE() << toString(manifest.takeError());
+      return "";
+    }
+    return *manifest;
   }
   void expectGolden(StringRef name, const std::string &actual) {
     test::expectGolden("pipeline/testdata/" + name.str(), actual);
@@ -59,7 +71,7 @@ TEST_F(PlannerTest, ValuesReachCommandLinesQuoted) {
   config.modelPath = "/repo/it's $HOME.mlir";
   config.entry = "f;g";
   paths.toolDir = "/tools dir";
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   EXPECT_NE(manifest.find(R"(cache_dir = '/x'\''; touch /tmp/PWNED; '\'''
 )"),
             std::string::npos)
@@ -75,12 +87,12 @@ TEST_F(PlannerTest, ValuesReachCommandLinesQuoted) {
 } // namespace
 
 TEST_F(PlannerTest, FirstPlanOnlyDumps) {
-  expectGolden("plan_phase1.ninja", planManifest(config, paths));
+  expectGolden("plan_phase1.ninja", plan());
 }
 
 TEST_F(PlannerTest, SecondPlanAddsCandidateEdges) {
   writeDispatches();
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   EXPECT_EQ(manifest.find("rule compile"), std::string::npos);
   EXPECT_NE(manifest.find("build candidates/aaaa/index.json: candidates "
                           "dispatches/aaaa/problem.json"),
@@ -93,13 +105,13 @@ TEST_F(PlannerTest, FullPlanHasOneCompileAndBenchPerCandidate) {
   writeDispatches();
   writeCandidates("aaaa", 2);
   writeCandidates("bbbb", 1);
-  expectGolden("plan_full.ninja", planManifest(config, paths));
+  expectGolden("plan_full.ninja", plan());
 }
 
 TEST_F(PlannerTest, ColdDispatchesAreSkippedWithAReason) {
   config.minShare = 0.5;
   writeDispatches();
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   size_t cold = manifest.find("build candidates/bbbb/index.json");
   ASSERT_NE(cold, std::string::npos);
   EXPECT_NE(manifest.find("skip_flag = --skip-reason='25.0% of the model'\\''s "
@@ -117,7 +129,7 @@ TEST_F(PlannerTest, StaleCandidateIndexOfAnotherDispatchIsIgnored) {
   foreign.dispatch = "zzzz";
   ASSERT_FALSE(static_cast<bool>(
       writeJsonFile((dir + "/candidates/bbbb/index.json").str(), toJson(foreign))));
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   EXPECT_EQ(manifest.find("best/bbbb.json"), std::string::npos);
   EXPECT_NE(manifest.find("build tune: phony build.ninja"), std::string::npos);
 }
@@ -135,7 +147,7 @@ TEST_F(PlannerTest, IreePlanMeasuresBaselinesOnEveryDevice) {
   writeDispatches();
   writeCandidates("aaaa", 3);
   writeCandidates("bbbb", 0);
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   expectGolden("plan_iree_two_devices.ninja", manifest);
   // Candidate n runs on device n mod 2, after that device's first baseline.
   EXPECT_NE(manifest.find("build measure/aaaa/1.json: bench "

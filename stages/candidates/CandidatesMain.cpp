@@ -9,6 +9,7 @@
 #include "stages/cpu/CpuSpace.h"
 #include "stages/cpu/CpuSpec.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/Records.h"
 #include "stages/support/ToolMain.h"
 
@@ -87,11 +88,11 @@ static Error run() {
         formatv("retune candidate {0} of dispatch {1} ({2})\nestimated {3:e} s",
                 n, entry.id, entry.name, ranked.cost)
             .str();
-    if (Error err = writeFileIfChanged(outputDir + "/" + file,
-                                       cpu::emitSpecModule({spec}, header)))
+    std::string text = cpu::emitSpecModule({spec}, header);
+    if (Error err = writeFileIfChanged(outputDir + "/" + file, text))
       return err;
-    index.candidates.push_back(
-        CandidateEntry{n, file, cpu::toJson(ranked.config), ranked.cost});
+    index.candidates.push_back(CandidateEntry{
+        n, file, cpu::toJson(ranked.config), ranked.cost, blake3Hex(text)});
   }
   removeStaleSpecs(outputDir, emitted);
   return writeJsonFile(outputDir + "/index.json", toJson(index));
