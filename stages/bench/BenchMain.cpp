@@ -61,11 +61,21 @@ static cl::opt<std::string>
              cl::cat(category));
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: measure in this process"));
+static cl::opt<std::string> childKey("key", cl::Hidden,
+                                     cl::desc("internal: the record's key"));
 
 /// The device of the mlir-cpu backend: this machine's CPU.
 static constexpr StringLiteral kDevice = "cpu";
-/// A measuring process that had less of a CPU than this was disturbed.
-static constexpr double kMinCpuShare = 0.9;
+/// A measuring process that had less of a CPU than this was disturbed;
+/// RETUNE_MIN_CPU_SHARE overrides it (0: never disturbed), e.g. for tests
+/// of the cache on a machine that is busy anyway.
+static double minCpuShare() {
+  double share = 0.9;
+  if (const char *env = std::getenv("RETUNE_MIN_CPU_SHARE"))
+    if (StringRef(env).getAsDouble(share))
+      share = 0.9;
+  return share;
+}
 
 static Expected<CompileRecord> readCompileRecord(StringRef path) {
   return readRecord<CompileRecord>(path, schema::kCompile,
@@ -117,6 +127,9 @@ static Error runChild() {
                        std::chrono::steady_clock::now() - start)
                        .count();
   record.startedAt = startedAt;
+  // Keyed from the start: a run killed right after this write finds the
+  // measurement done.
+  record.key = childKey;
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -143,6 +156,9 @@ static Error writeFailure(Status status, const Twine &message,
   record.message = message.str();
   record.seconds = seconds;
   record.startedAt = startedAt;
+  // Keyed from the start: a run killed right after this write finds the
+  // measurement done.
+  record.key = childKey;
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -239,8 +255,10 @@ static Error runParent(const char *argv0) {
                         "the baseline did not compile: " + baseline->message);
   ContentCache cache(ContentCache::rootFor(cacheDir));
   std::string key = benchKey(argv0, *baseline, *candidate);
-  if (alreadyDone(key))
+  if (alreadyDone(key)) {
+    keepNewerThanInputs(outputPath, {baselinePath, candidatePath});
     return Error::success();
+  }
   if (cache.enabled() && replay(cache, key))
     return Error::success();
   // One measurement at a time on this machine, whichever run asks.
@@ -268,7 +286,7 @@ static Error recordLoad(const ChildOutcome &outcome, StringRef key) {
   record->cpuShare = outcome.seconds > 0 ? outcome.cpuSeconds / outcome.seconds
                                          : 0;
   record->loadAverage = loadAverage();
-  record->disturbed = outcome.cpuSeconds > 0 && record->cpuShare < kMinCpuShare;
+  record->disturbed = outcome.cpuSeconds > 0 && record->cpuShare < minCpuShare();
   return writeJsonFile(outputPath, toJson(*record));
 }
 
@@ -276,6 +294,7 @@ static Error measureInChild(const char *argv0, StringRef key) {
   sys::fs::remove(outputPath);
   std::vector<std::string> args = {
       "--child",
+      "--key=" + key.str(),
       "--baseline=" + baselinePath,
       "--candidate=" + candidatePath,
       "--output=" + outputPath,

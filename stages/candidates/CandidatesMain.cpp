@@ -95,8 +95,10 @@ static Error run(const char *argv0) {
   Expected<std::string> key = indexKey(argv0);
   if (!key)
     return key.takeError();
-  if (alreadyDone(*key))
+  if (alreadyDone(*key)) {
+    keepNewerThanInputs(outputDir + "/index.json", {problemPath.getValue()});
     return Error::success();
+  }
 
   CandidateIndex index;
   index.dispatch = entry.id;

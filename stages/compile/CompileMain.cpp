@@ -78,7 +78,7 @@ static std::string faultFor(StringRef spec) {
 static Error runChild() {
   double startedAt = unixSeconds();
   // Copies, not the cl::opts: lld resets every option when it links.
-  std::string output = outputPath, record = recordPath;
+  std::string output = outputPath, record = recordPath, key = childKey;
   cpu::CompileRequest request;
   request.payloadPath = payloadPath;
   request.specPath = specPath;
@@ -100,7 +100,7 @@ static Error runChild() {
   compiled.seconds = result->transformSeconds + result->lowerSeconds +
                      result->codegenSeconds + result->linkSeconds;
   compiled.startedAt = startedAt;
-  compiled.key = childKey;
+  compiled.key = key;
   compiled.message = formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
                            "link {3:f3}s",
                            result->transformSeconds, result->lowerSeconds,
@@ -219,8 +219,10 @@ static Error runParent(const char *argv0) {
     if (!computed)
       return computed.takeError();
     key = *computed;
-    if (!faulty && alreadyDone(key))
+    if (!faulty && alreadyDone(key)) {
+      keepNewerThanInputs(recordPath, {payloadPath, specPath});
       return Error::success();
+    }
   }
   if (cache.enabled() && !key.empty()) {
     if (auto entry = cache.lookup(key)) {
