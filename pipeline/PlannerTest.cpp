@@ -1,6 +1,7 @@
 #include "pipeline/Planner.h"
 
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/Records.h"
 #include "stages/support/Testing.h"
 
@@ -82,6 +83,37 @@ TEST_F(PlannerTest, ValuesReachCommandLinesQuoted) {
   EXPECT_NE(manifest.find("model_entry_flag = '--entry=f;g'\n"),
             std::string::npos);
   EXPECT_NE(manifest.find("retune_bin = '/tools dir'\n"), std::string::npos);
+}
+
+TEST_F(PlannerTest, AnEmptyDispatchIndexIsNothingToTuneOnEveryBackend) {
+  // An all-garbage IREE dump used to end in exit 0 and an empty spec, the
+  // CPU dump in exit 1: now the plan refuses both, and the dump runs again.
+  for (const char *backend : {"mlir-cpu", "iree"}) {
+    config.backend = backend;
+    DispatchIndex empty;
+    empty.model = config.modelPath;
+    std::string path = (dir + "/dispatches/index.json").str();
+    ASSERT_FALSE(static_cast<bool>(writeJsonFile(path, toJson(empty))));
+    Expected<std::string> manifest = planManifest(config, paths);
+    ASSERT_FALSE(static_cast<bool>(manifest)) << backend;
+    EXPECT_NE(toString(manifest.takeError()).find("nothing to tune"),
+              std::string::npos);
+    EXPECT_FALSE(llvm::sys::fs::exists(path)) << backend;
+  }
+}
+
+TEST_F(PlannerTest, AGarbledSpecRedoesItsCandidates) {
+  writeDispatches();
+  CandidateIndex index;
+  index.dispatch = "aaaa";
+  index.candidates.push_back({0, "0.spec.mlir", {}, 1.0, blake3Hex("spec")});
+  std::string indexPath = (dir + "/candidates/aaaa/index.json").str();
+  ASSERT_FALSE(static_cast<bool>(writeJsonFile(indexPath, toJson(index))));
+  ASSERT_FALSE(static_cast<bool>(
+      writeFileAtomic((dir + "/candidates/aaaa/0.spec.mlir").str(), "garbage")));
+  std::string manifest = plan();
+  EXPECT_FALSE(llvm::sys::fs::exists(indexPath));
+  EXPECT_EQ(manifest.find("artifacts/aaaa/0.json"), std::string::npos);
 }
 
 } // namespace
