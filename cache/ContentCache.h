@@ -4,8 +4,10 @@
 // of tagged fields (tool, compiler identity, target, inputs, flags, and for
 // timings the device), built with FieldHasher. An entry is a directory
 // <root>/<key[0:2]>/<key>/ holding named blobs and a manifest with each
-// blob's hash; entries are published with one rename, so concurrent runs
-// never see half an entry, and a blob whose hash does not match is a miss.
+// blob's hash and its own hash (so a stripped manifest is noticed too);
+// entries are published with one rename, so concurrent runs never see half
+// an entry. A damaged entry is a miss, and is removed so that the next
+// store replaces it.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_CACHE_CONTENTCACHE_H
@@ -16,6 +18,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace retune {
 
@@ -38,12 +41,27 @@ public:
 
   bool enabled() const { return !root.empty(); }
 
-  /// The blobs stored under `key`, verified; nullopt on a miss.
+  /// The blobs stored under `key`, verified; nullopt on a miss. A damaged
+  /// entry is removed.
   std::optional<std::map<std::string, std::string>> lookup(StringRef key) const;
 
   /// Stores `blobs` under `key` (first writer wins; a later store of the
-  /// same key is a no-op).
+  /// same key is a no-op unless the stored entry is damaged, which is
+  /// replaced). A failed store leaves no staging directory behind.
   Error store(StringRef key, const std::map<std::string, std::string> &blobs) const;
+
+  /// What `retune cache verify` finds.
+  struct Health {
+    uint64_t entries = 0;
+    /// "<dir>: <why>" per damaged entry.
+    std::vector<std::string> damaged;
+    /// Staging directories of processes that no longer run (a kill or a
+    /// full disk in the middle of a store).
+    std::vector<std::string> staleStaging;
+  };
+  /// Checks every entry and staging directory; with `repair`, removes the
+  /// damaged entries (they are redone and stored again) and stale staging.
+  Health verify(bool repair) const;
 
   /// Number of entries and their total size in bytes.
   std::pair<uint64_t, uint64_t> stats() const;

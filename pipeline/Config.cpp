@@ -21,15 +21,33 @@ using namespace llvm;
 namespace retune::pipeline {
 namespace {
 
+/// Newlines and other control characters cannot be passed through a Ninja
+/// variable to a command line; no key has a use for them.
+bool hasControlCharacter(StringRef value) {
+  return llvm::any_of(value, [](char c) {
+    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
+  });
+}
+
+/// A name from tune.toml as messages show it: long ones are cut, so that a
+/// huge key does not flood the terminal.
+std::string abbreviate(StringRef name) {
+  constexpr size_t kMax = 64;
+  if (name.size() <= kMax)
+    return name.str();
+  return formatv("{0}... ({1} bytes)", name.take_front(kMax), name.size())
+      .str();
+}
+
 /// Reads one table's keys; every key must be claimed by a field.
 class TableReader {
 public:
-  TableReader(StringRef file, StringRef tableName, const toml::table &table)
-      : file(file), tableName(tableName), table(table) {}
+  TableReader(StringRef file, StringRef tableName, const toml::table &table,
+              std::map<std::string, unsigned> &keyLines)
+      : file(file), tableName(tableName), table(table), keyLines(keyLines) {}
 
   Error unsignedKey(StringRef key, unsigned &out, int64_t min, int64_t max) {
-    claimed.push_back(key.str());
-    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    const toml::node *node = find(key);
     if (!node)
       return Error::success();
     std::optional<int64_t> value = node->value<int64_t>();
@@ -41,13 +59,13 @@ public:
   }
 
   Error realKey(StringRef key, double &out, double min, double max) {
-    claimed.push_back(key.str());
-    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    const toml::node *node = find(key);
     if (!node)
       return Error::success();
     std::optional<double> value = node->value<double>();
+    // Written so that nan and inf fail too: they compare false to anything.
     if (!(node->is_floating_point() || node->is_integer()) || !value ||
-        *value < min || *value > max)
+        !(*value >= min && *value <= max))
       return bad(*node, key, "a number from " + formatNumber(min) + " to " + formatNumber(max));
     out = *value;
     return Error::success();
@@ -55,13 +73,13 @@ public:
 
   Error stringKey(StringRef key, std::string &out,
                   ArrayRef<StringRef> allowed = {}) {
-    claimed.push_back(key.str());
-    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    const toml::node *node = find(key);
     if (!node)
       return Error::success();
     std::optional<std::string> value = node->value<std::string>();
-    if (!node->is_string() || !value || value->empty())
-      return bad(*node, key, "a non-empty string");
+    if (!node->is_string() || !value || value->empty() ||
+        hasControlCharacter(*value))
+      return bad(*node, key, "a non-empty string on one line");
     if (!allowed.empty() && !llvm::is_contained(allowed, *value))
       return bad(*node, key, "one of: " + join(allowed, ", "));
     out = *value;
@@ -71,8 +89,7 @@ public:
   /// An array of strings; `nonEmpty` also rejects `[]`.
   Error stringListKey(StringRef key, std::vector<std::string> &out,
                       bool nonEmpty = false) {
-    claimed.push_back(key.str());
-    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
+    const toml::node *node = find(key);
     if (!node)
       return Error::success();
     const toml::array *array = node->as_array();
@@ -80,7 +97,8 @@ public:
     if (array)
       for (const toml::node &element : *array) {
         std::optional<std::string> value = element.value<std::string>();
-        if (!element.is_string() || !value || value->empty()) {
+        if (!element.is_string() || !value || value->empty() ||
+            hasControlCharacter(*value)) {
           array = nullptr;
           break;
         }
@@ -88,8 +106,8 @@ public:
       }
     if (!array || (nonEmpty && values.empty()))
       return bad(*node, key,
-                 nonEmpty ? "a non-empty array of non-empty strings"
-                          : "an array of non-empty strings");
+                 nonEmpty ? "a non-empty array of non-empty one-line strings"
+                          : "an array of non-empty one-line strings");
     out = std::move(values);
     return Error::success();
   }
@@ -132,7 +150,8 @@ public:
         continue;
       return makeError(formatv("{0}:{1}: unknown key '{2}' in [{3}]; known "
                                "keys: {4}",
-                               file, node.source().begin.line, name, tableName,
+                               file, node.source().begin.line,
+                               abbreviate(name), tableName,
                                join(claimed, ", "))
                            .str());
     }
@@ -140,6 +159,16 @@ public:
   }
 
 private:
+  /// The node of `key` (claimed, and its line remembered), or null.
+  const toml::node *find(StringRef key) {
+    claimed.push_back(key.str());
+    const toml::node *node =
+        table.get(std::string_view(key.data(), key.size()));
+    if (node)
+      keyLines[tableName + "." + key.str()] = node->source().begin.line;
+    return node;
+  }
+
   Error bad(const toml::node &node, StringRef key, StringRef expected) {
     return makeError(formatv("{0}:{1}: [{2}] {3} must be {4}", file,
                              node.source().begin.line, tableName, key, expected)
@@ -148,6 +177,7 @@ private:
 
   std::string file, tableName;
   const toml::table &table;
+  std::map<std::string, unsigned> &keyLines;
   std::vector<std::string> claimed;
 };
 
@@ -340,7 +370,7 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
     if (parser == tableParsers().end())
       return makeError(formatv("{0}:{1}: unknown table [{2}]; known tables: "
                                "{3}",
-                               path, node.source().begin.line, name,
+                               path, node.source().begin.line, abbreviate(name),
                                tableNames())
                            .str());
     const toml::table *table = node.as_table();
@@ -348,7 +378,7 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
       return makeError(formatv("{0}:{1}: '{2}' must be a table ([{2}])", path,
                                node.source().begin.line, name)
                            .str());
-    TableReader reader(path, name, *table);
+    TableReader reader(path, name, *table, config.keyLines);
     if (Error err = parser->second(reader, config))
       return std::move(err);
     if (Error err = reader.rejectUnknown())
@@ -382,6 +412,13 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
                      " backend reads linalg MLIR. Set [backend] kind = "
                      "\"iree\" (it imports ONNX with iree-import-onnx)");
   return config;
+}
+
+std::string TuneConfig::where(StringRef key) const {
+  auto line = keyLines.find(key.str());
+  if (line == keyLines.end())
+    return configPath + ": ";
+  return formatv("{0}:{1}: ", configPath, line->second).str();
 }
 
 Expected<TuneConfig> loadConfig(StringRef path) {

@@ -11,6 +11,7 @@
 #include "stages/support/LLVM.h"
 
 #include <optional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -53,6 +54,13 @@ struct IreeConfig {
 struct TuneConfig {
   /// Absolute path of tune.toml itself.
   std::string configPath;
+  /// The line of each key that tune.toml sets ("model.entry" -> 3), so that
+  /// checks after parsing (does the model exist? does it define the entry?)
+  /// can still name the line.
+  std::map<std::string, unsigned> keyLines;
+
+  /// "<tune.toml>:<line>: " for a key tune.toml sets, else "<tune.toml>: ".
+  std::string where(StringRef key) const;
 
   // [model]
   /// Absolute path of the model (relative paths resolve against tune.toml).

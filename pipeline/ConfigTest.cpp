@@ -156,10 +156,10 @@ TEST(ConfigTest, IreeErrorsNameFileLineAndKey) {
   std::string head = "[model]\npath = \"m.mlir\"\n[backend]\nkind = \"iree\"\n";
   EXPECT_EQ(errorOf(head + "[iree]\ndevices = []\n"),
             "/repo/tune.toml:6: [iree] devices must be a non-empty array of "
-            "non-empty strings");
+            "non-empty one-line strings");
   EXPECT_EQ(errorOf(head + "[iree]\ncompile_flags = [\"a\", 3]\n"),
             "/repo/tune.toml:6: [iree] compile_flags must be an array of "
-            "non-empty strings");
+            "non-empty one-line strings");
   EXPECT_NE(errorOf(head + "[iree]\ndevice = [\"hip://0\"]\n")
                 .find("/repo/tune.toml:6: unknown key 'device' in [iree]"),
             std::string::npos);
@@ -172,4 +172,41 @@ TEST(ConfigTest, IreeErrorsNameFileLineAndKey) {
                 .find("/repo/tune.toml:3: [iree] is only used by [backend] "
                       "kind = \"iree\""),
             std::string::npos);
+}
+
+TEST(ConfigTest, NonFiniteNumbersAreRejected) {
+  // nan compares false to both bounds: it used to pass the range check.
+  std::string head = "[model]\npath = \"m.mlir\"\n";
+  EXPECT_EQ(errorOf(head + "[select]\nmargin = nan\n"),
+            "/repo/tune.toml:4: [select] margin must be a number from 0 to 0.9");
+  EXPECT_EQ(errorOf(head + "[bench]\nmin_sample_s = inf\n"),
+            "/repo/tune.toml:4: [bench] min_sample_s must be a number from 0 "
+            "to 60");
+  EXPECT_EQ(errorOf(head + "[tune]\nmin_share = -nan\n"),
+            "/repo/tune.toml:4: [tune] min_share must be a number from 0 to 1");
+}
+
+TEST(ConfigTest, NewlinesCannotReachACommandLine) {
+  EXPECT_EQ(errorOf("[model]\npath = \"m.mlir\"\nentry = \"f\\nx\"\n"),
+            "/repo/tune.toml:3: [model] entry must be a non-empty string on "
+            "one line");
+  EXPECT_EQ(errorOf("[model]\npath = \"m.mlir\"\n[cache]\ndir = \"\"\"\na\nb\"\"\"\n"),
+            "/repo/tune.toml:4: [cache] dir must be a non-empty string on one "
+            "line");
+}
+
+TEST(ConfigTest, AHugeUnknownKeyIsNotEchoedWhole) {
+  std::string key(1 << 20, 'k');
+  std::string error = errorOf("[model]\npath = \"m.mlir\"\n" + key + " = 1\n");
+  EXPECT_LT(error.size(), 400u) << error.substr(0, 200);
+  EXPECT_NE(error.find("unknown key 'kkkk"), std::string::npos) << error.substr(0, 200);
+  EXPECT_NE(error.find("(1048576 bytes)"), std::string::npos);
+}
+
+TEST(ConfigTest, KeyLinesAreRemembered) {
+  Expected<TuneConfig> config = parseConfig(
+      "[model]\npath = \"m.mlir\"\n\nentry = \"f\"\n", "/repo/tune.toml");
+  ASSERT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
+  EXPECT_EQ(config->where("model.entry"), "/repo/tune.toml:4: ");
+  EXPECT_EQ(config->where("cache.dir"), "/repo/tune.toml: ");
 }

@@ -38,18 +38,6 @@ bool isHostDevice(StringRef device) { return device.starts_with("local"); }
 
 } // namespace
 
-std::string shellQuote(StringRef arg) {
-  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
-                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-                                            "0123456789-_=./:,+@%") ==
-                          StringRef::npos)
-    return arg.str();
-  std::string quoted = "'";
-  for (char c : arg)
-    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return quoted + "'";
-}
-
 std::vector<std::string> ireeStageTools() {
   return {"retune-iree-flags", "retune-iree-dump",  "retune-iree-candidates",
           "retune-iree-compile", "retune-iree-bench", "retune-iree-rank",

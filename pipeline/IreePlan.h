@@ -28,6 +28,8 @@ struct CandidateGraph {
   /// Further inputs of the model step: the iree model step ranks each
   /// dispatch's candidates in the model from its results.
   std::vector<std::string> modelInputs;
+  /// Candidate spec files (inputs of the plan: a damaged one re-plans).
+  std::vector<std::string> specs;
 };
 
 /// The iree stage tools (inputs of the plan edge, like the core tools).
@@ -72,9 +74,6 @@ Error checkIreeEntry(const TuneConfig &config);
 
 /// compiler.id for IREE: iree-compile's bytes, its version and the flags.
 Expected<std::string> ireeIdentity(const TuneConfig &resolved);
-
-/// Quotes `arg` for the POSIX shell that runs Ninja commands.
-std::string shellQuote(StringRef arg);
 
 } // namespace retune::pipeline
 

@@ -31,6 +31,18 @@ std::string escapeValue(StringRef value) {
   return out;
 }
 
+std::string shellQuote(StringRef arg) {
+  if (!arg.empty() && arg.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                            "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                            "0123456789-_=./:,+@%") ==
+                          StringRef::npos)
+    return arg.str();
+  std::string quoted = "'";
+  for (char c : arg)
+    quoted += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return quoted + "'";
+}
+
 void NinjaWriter::comment(StringRef line) { text += "# " + line.str() + "\n"; }
 
 void NinjaWriter::variable(StringRef name, StringRef value) {

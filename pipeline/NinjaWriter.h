@@ -14,6 +14,10 @@ namespace retune::pipeline {
 std::string escapePath(StringRef path);
 /// Escapes a variable value ('$' and newlines; spaces are fine).
 std::string escapeValue(StringRef value);
+/// Quotes `arg` for the POSIX shell that runs Ninja commands. Every value
+/// from tune.toml or the file system that reaches a command line goes
+/// through this (and then escapeValue, which doubles '$').
+std::string shellQuote(StringRef arg);
 
 struct BuildStatement {
   std::vector<std::string> outputs;

@@ -27,8 +27,11 @@ struct PlannerPaths {
 };
 
 /// The build.ninja text for `config`, given the records already in the
-/// build directory.
-std::string planManifest(const TuneConfig &config, const PlannerPaths &paths);
+/// build directory. A damaged record, or one whose files do not match it,
+/// is removed so that its step runs again; a dispatch index that lists
+/// nothing is an error (nothing to tune), for every backend.
+Expected<std::string> planManifest(const TuneConfig &config,
+                                   const PlannerPaths &paths);
 
 /// The compiler identity stamp: changes when the compiler binary, LLVM or
 /// the host CPU change, and only then.

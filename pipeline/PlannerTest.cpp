@@ -1,6 +1,7 @@
 #include "pipeline/Planner.h"
 
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/Records.h"
 #include "stages/support/Testing.h"
 
@@ -35,6 +36,10 @@ protected:
                                   share, 1, test::matmulProblem(64, 64, 64)});
     ASSERT_FALSE(static_cast<bool>(
         writeJsonFile((dir + "/dispatches/index.json").str(), toJson(index))));
+    for (const DispatchEntry &d : index.dispatches)
+      ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+          (dir + "/dispatches/" + d.id + "/problem.json").str(),
+          toJson(DispatchIndex{index.model, d.flops, {d}}))));
   }
   void writeCandidates(StringRef id, unsigned count) {
     CandidateIndex index;
@@ -43,6 +48,14 @@ protected:
       index.candidates.push_back({n, std::to_string(n) + ".spec.mlir", {}, 1.0});
     ASSERT_FALSE(static_cast<bool>(writeJsonFile(
         (dir + "/candidates/" + id + "/index.json").str(), toJson(index))));
+  }
+  std::string plan() {
+    Expected<std::string> manifest = planManifest(config, paths);
+    if (!manifest) {
+      ADD_FAILURE() << toString(manifest.takeError());
+      return "";
+    }
+    return *manifest;
   }
   void expectGolden(StringRef name, const std::string &actual) {
     test::expectGolden("pipeline/testdata/" + name.str(), actual);
@@ -53,15 +66,65 @@ protected:
   PlannerPaths paths;
 };
 
+TEST_F(PlannerTest, ValuesReachCommandLinesQuoted) {
+  // Each of these used to end the quoting of the rule's command line.
+  config.cacheDir = "/x'; touch /tmp/PWNED; '";
+  config.modelPath = "/repo/it's $HOME.mlir";
+  config.entry = "f;g";
+  paths.toolDir = "/tools dir";
+  std::string manifest = plan();
+  EXPECT_NE(manifest.find(R"(cache_dir = '/x'\''; touch /tmp/PWNED; '\'''
+)"),
+            std::string::npos)
+      << manifest;
+  EXPECT_NE(manifest.find(R"(model_file = '/repo/it'\''s $$HOME.mlir'
+)"),
+            std::string::npos);
+  EXPECT_NE(manifest.find("model_entry_flag = '--entry=f;g'\n"),
+            std::string::npos);
+  EXPECT_NE(manifest.find("retune_bin = '/tools dir'\n"), std::string::npos);
+}
+
+TEST_F(PlannerTest, AnEmptyDispatchIndexIsNothingToTuneOnEveryBackend) {
+  // An all-garbage IREE dump used to end in exit 0 and an empty spec, the
+  // CPU dump in exit 1: now the plan refuses both, and the dump runs again.
+  for (const char *backend : {"mlir-cpu", "iree"}) {
+    config.backend = backend;
+    DispatchIndex empty;
+    empty.model = config.modelPath;
+    std::string path = (dir + "/dispatches/index.json").str();
+    ASSERT_FALSE(static_cast<bool>(writeJsonFile(path, toJson(empty))));
+    Expected<std::string> manifest = planManifest(config, paths);
+    ASSERT_FALSE(static_cast<bool>(manifest)) << backend;
+    EXPECT_NE(toString(manifest.takeError()).find("nothing to tune"),
+              std::string::npos);
+    EXPECT_FALSE(llvm::sys::fs::exists(path)) << backend;
+  }
+}
+
+TEST_F(PlannerTest, AGarbledSpecRedoesItsCandidates) {
+  writeDispatches();
+  CandidateIndex index;
+  index.dispatch = "aaaa";
+  index.candidates.push_back({0, "0.spec.mlir", {}, 1.0, blake3Hex("spec")});
+  std::string indexPath = (dir + "/candidates/aaaa/index.json").str();
+  ASSERT_FALSE(static_cast<bool>(writeJsonFile(indexPath, toJson(index))));
+  ASSERT_FALSE(static_cast<bool>(
+      writeFileAtomic((dir + "/candidates/aaaa/0.spec.mlir").str(), "garbage")));
+  std::string manifest = plan();
+  EXPECT_FALSE(llvm::sys::fs::exists(indexPath));
+  EXPECT_EQ(manifest.find("artifacts/aaaa/0.json"), std::string::npos);
+}
+
 } // namespace
 
 TEST_F(PlannerTest, FirstPlanOnlyDumps) {
-  expectGolden("plan_phase1.ninja", planManifest(config, paths));
+  expectGolden("plan_phase1.ninja", plan());
 }
 
 TEST_F(PlannerTest, SecondPlanAddsCandidateEdges) {
   writeDispatches();
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   EXPECT_EQ(manifest.find("rule compile"), std::string::npos);
   EXPECT_NE(manifest.find("build candidates/aaaa/index.json: candidates "
                           "dispatches/aaaa/problem.json"),
@@ -74,13 +137,13 @@ TEST_F(PlannerTest, FullPlanHasOneCompileAndBenchPerCandidate) {
   writeDispatches();
   writeCandidates("aaaa", 2);
   writeCandidates("bbbb", 1);
-  expectGolden("plan_full.ninja", planManifest(config, paths));
+  expectGolden("plan_full.ninja", plan());
 }
 
 TEST_F(PlannerTest, ColdDispatchesAreSkippedWithAReason) {
   config.minShare = 0.5;
   writeDispatches();
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   size_t cold = manifest.find("build candidates/bbbb/index.json");
   ASSERT_NE(cold, std::string::npos);
   EXPECT_NE(manifest.find("skip_flag = --skip-reason='25.0% of the model'\\''s "
@@ -98,7 +161,7 @@ TEST_F(PlannerTest, StaleCandidateIndexOfAnotherDispatchIsIgnored) {
   foreign.dispatch = "zzzz";
   ASSERT_FALSE(static_cast<bool>(
       writeJsonFile((dir + "/candidates/bbbb/index.json").str(), toJson(foreign))));
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   EXPECT_EQ(manifest.find("best/bbbb.json"), std::string::npos);
   EXPECT_NE(manifest.find("build tune: phony build.ninja"), std::string::npos);
 }
@@ -116,7 +179,7 @@ TEST_F(PlannerTest, IreePlanMeasuresBaselinesOnEveryDevice) {
   writeDispatches();
   writeCandidates("aaaa", 3);
   writeCandidates("bbbb", 0);
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   expectGolden("plan_iree_two_devices.ninja", manifest);
   // Candidate n runs on device n mod 2, after that device's first baseline.
   EXPECT_NE(manifest.find("build measure/aaaa/1.json: bench "
@@ -146,7 +209,7 @@ TEST_F(PlannerTest, IreeBenchesOnTheHostCpuWaitForEveryCompile) {
   writeDispatches();
   writeCandidates("aaaa", 2);
   writeCandidates("bbbb", 0);
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   // Compiles beside a bench on the same CPU spoil its samples.
   EXPECT_NE(manifest.find("build measure/aaaa/0.json: bench "
                           "artifacts/aaaa/0.json | artifacts/aaaa/baseline.json "

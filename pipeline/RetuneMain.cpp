@@ -2,10 +2,11 @@
 //
 //   retune plan <tune.toml> -B <build dir>   validate the config, write build.ninja
 //   retune status -B <build dir>             what is tuned, running, failed
-//   retune cache <stats|clear> [tune.toml]   the content-addressed cache
+//   retune cache <stats|clear|verify|repair> [tune.toml]
 //
 //===----------------------------------------------------------------------===//
 #include "cache/ContentCache.h"
+#include "pipeline/PlanChecks.h"
 #include "pipeline/Planner.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Records.h"
@@ -52,9 +53,8 @@ static Error plan(const char *argv0) {
   Expected<pipeline::TuneConfig> config = pipeline::loadConfig(configFile);
   if (!config)
     return config.takeError();
-  if (!sys::fs::exists(config->modelPath))
-    return makeError(configFile + ": [model] path: " + config->modelPath +
-                     ": no such file");
+  if (Error err = pipeline::checkPlanInputs(*config))
+    return err;
   SmallString<256> build(buildDir);
   sys::fs::make_absolute(build);
   bool fresh = !sys::fs::exists(build);
@@ -90,12 +90,36 @@ static Error status() {
   return Error::success();
 }
 
-/// `retune cache stats|clear [tune.toml]`: the cache tune.toml names, else
-/// the default one.
+/// `retune cache verify|repair`: every entry checked against its hashes;
+/// repair removes damaged entries (redone and stored again by the next run)
+/// and staging left by killed runs.
+static Error verifyCache(const ContentCache &store, bool repair) {
+  ContentCache::Health health = store.verify(repair);
+  for (const std::string &entry : health.damaged)
+    outs() << (repair ? "removed damaged entry " : "damaged entry ") << entry
+           << "\n";
+  for (const std::string &dir : health.staleStaging)
+    outs() << (repair ? "removed stale staging " : "stale staging ") << dir
+           << "\n";
+  outs() << store.path() << ": " << health.entries << " entries, "
+         << health.damaged.size() << " damaged, " << health.staleStaging.size()
+         << " stale staging\n";
+  // Stale staging is harmless litter (never read); damage is what fails.
+  if (repair || health.damaged.empty())
+    return Error::success();
+  return makeError(store.path() + ": the cache is damaged; run `retune cache "
+                                  "repair` to remove what is bad");
+}
+
+/// `retune cache stats|clear|verify|repair [tune.toml]`: the cache
+/// tune.toml names, else the default one.
 static Error cache() {
+  static constexpr StringLiteral kActions[] = {"stats", "clear", "verify",
+                                               "repair"};
   if (operands.size() < 2 || operands.size() > 3 ||
-      (operands[1] != "stats" && operands[1] != "clear"))
-    return makeError("usage: retune cache <stats|clear> [tune.toml]");
+      !is_contained(kActions, operands[1]))
+    return makeError(
+        "usage: retune cache <stats|clear|verify|repair> [tune.toml]");
   std::string dir;
   if (operands.size() == 3) {
     Expected<pipeline::TuneConfig> config = pipeline::loadConfig(operands[2]);
@@ -108,6 +132,8 @@ static Error cache() {
     outs() << "the cache is off\n";
     return Error::success();
   }
+  if (operands[1] == "verify" || operands[1] == "repair")
+    return verifyCache(store, operands[1] == "repair");
   if (operands[1] == "clear") {
     if (Error err = store.clear())
       return err;
@@ -127,8 +153,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "retune: tune every hot dispatch of a model and link the winners into "
       "one tuning spec.\n\n  retune plan tune.toml -B build && ninja -C build "
-      "tune\n  retune status -B build\n  retune cache <stats|clear> "
-      "[tune.toml]\n");
+      "tune\n  retune status -B build\n  retune cache "
+      "<stats|clear|verify|repair> [tune.toml]\n");
   StringRef command = operands.front();
   if (command == "plan")
     return finishTool("retune", plan(argv[0]));

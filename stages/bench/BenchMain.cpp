@@ -10,6 +10,7 @@
 #include "cache/CacheKeys.h"
 #include "cache/ContentCache.h"
 #include "stages/bench/Measure.h"
+#include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Subprocess.h"
 #include "stages/support/Text.h"
@@ -60,6 +61,21 @@ static cl::opt<std::string>
              cl::cat(category));
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: measure in this process"));
+static cl::opt<std::string> childKey("key", cl::Hidden,
+                                     cl::desc("internal: the record's key"));
+
+/// The device of the mlir-cpu backend: this machine's CPU.
+static constexpr StringLiteral kDevice = "cpu";
+/// A measuring process that had less of a CPU than this was disturbed;
+/// RETUNE_MIN_CPU_SHARE overrides it (0: never disturbed), e.g. for tests
+/// of the cache on a machine that is busy anyway.
+static double minCpuShare() {
+  double share = 0.9;
+  if (const char *env = std::getenv("RETUNE_MIN_CPU_SHARE"))
+    if (StringRef(env).getAsDouble(share))
+      share = 0.9;
+  return share;
+}
 
 static Expected<CompileRecord> readCompileRecord(StringRef path) {
   return readRecord<CompileRecord>(path, schema::kCompile,
@@ -111,7 +127,25 @@ static Error runChild() {
                        std::chrono::steady_clock::now() - start)
                        .count();
   record.startedAt = startedAt;
+  // Keyed from the start: a run killed right after this write finds the
+  // measurement done.
+  record.key = childKey;
   return writeJsonFile(outputPath, toJson(record));
+}
+
+/// A compiled object that is not what its record says (truncated, replaced)
+/// is damaged state: its compile must run again.
+static Error checkArtifact(StringRef recordPath, const CompileRecord &record) {
+  if (record.status != Status::Ok)
+    return Error::success();
+  Expected<std::string> bytes = readFile(record.artifact);
+  if (bytes && blake3Hex(*bytes) == record.artifactHash)
+    return Error::success();
+  if (!bytes)
+    consumeError(bytes.takeError());
+  return damagedRecord(recordPath, record.artifact +
+                                       " is missing or does not match "
+                                       "'artifact_hash'");
 }
 
 /// A record for a candidate that never reached the measurement.
@@ -122,6 +156,9 @@ static Error writeFailure(Status status, const Twine &message,
   record.message = message.str();
   record.seconds = seconds;
   record.startedAt = startedAt;
+  // Keyed from the start: a run killed right after this write finds the
+  // measurement done.
+  record.key = childKey;
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -153,6 +190,7 @@ static bool replay(const ContentCache &cache, StringRef key) {
   }
   // This build spent (almost) no time on it.
   record->cached = true;
+  record->key = key.str();
   record->startedAt = unixSeconds();
   record->seconds = 0;
   if (Error err = writeJsonFile(outputPath, toJson(*record))) {
@@ -162,8 +200,26 @@ static bool replay(const ContentCache &cache, StringRef key) {
   return true;
 }
 
-/// Remembers checked outcomes (ok, wrong result); crashes and timeouts of a
-/// measurement may not repeat, so they are measured again next time.
+/// Outcomes that repeat: crashes and timeouts of a measurement may not.
+static bool isFinal(const BenchRecord &record) {
+  return record.status == Status::Ok || record.status == Status::WrongResult;
+}
+
+/// Whether this build already holds exactly this measurement (a run killed
+/// after the record was written, before Ninja logged it).
+static bool alreadyDone(StringRef key) {
+  if (!sys::fs::exists(outputPath))
+    return false;
+  Expected<BenchRecord> record =
+      readRecord<BenchRecord>(outputPath, schema::kBench, benchRecordFromJson);
+  if (!record) {
+    consumeError(record.takeError());
+    return false;
+  }
+  return record->key == key && isFinal(*record);
+}
+
+/// Remembers checked outcomes (ok, wrong result) measured undisturbed.
 static void remember(const ContentCache &cache, StringRef key) {
   Expected<BenchRecord> record =
       readRecord<BenchRecord>(outputPath, schema::kBench, benchRecordFromJson);
@@ -171,13 +227,15 @@ static void remember(const ContentCache &cache, StringRef key) {
     consumeError(record.takeError());
     return;
   }
-  if (record->status != Status::Ok && record->status != Status::WrongResult)
+  // A disturbed measurement serves this run only: cached, it would spoil
+  // every later one.
+  if (!isFinal(*record) || record->disturbed)
     return;
   consumeError(cache.store(key, {{"record.json",
                                   formatv("{0}", toJson(*record)).str()}}));
 }
 
-static Error measureInChild(const char *argv0);
+static Error measureInChild(const char *argv0, StringRef key);
 
 static Error runParent(const char *argv0) {
   Expected<CompileRecord> baseline = readCompileRecord(baselinePath);
@@ -188,27 +246,55 @@ static Error runParent(const char *argv0) {
     return candidate.takeError();
   if (candidate->status != Status::Ok)
     return writeFailure(candidate->status, "compile: " + candidate->message);
+  for (auto [path, record] : {std::pair{candidatePath.getValue(), &*candidate},
+                              {baselinePath.getValue(), &*baseline}})
+    if (Error err = checkArtifact(path, *record))
+      return err;
   if (baseline->status != Status::Ok)
     return writeFailure(Status::BenchError,
                         "the baseline did not compile: " + baseline->message);
   ContentCache cache(ContentCache::rootFor(cacheDir));
-  std::string key;
-  if (cache.enabled()) {
-    key = benchKey(argv0, *baseline, *candidate);
-    if (replay(cache, key))
-      return Error::success();
+  std::string key = benchKey(argv0, *baseline, *candidate);
+  if (alreadyDone(key)) {
+    keepNewerThanInputs(outputPath, {baselinePath, candidatePath});
+    return Error::success();
   }
-  if (Error err = measureInChild(argv0))
+  if (cache.enabled() && replay(cache, key))
+    return Error::success();
+  // One measurement at a time on this machine, whichever run asks.
+  Expected<DeviceLock> lock = DeviceLock::acquire(kDevice);
+  if (!lock)
+    return lock.takeError();
+  // Another run may have measured exactly this while we waited.
+  if (cache.enabled() && replay(cache, key))
+    return Error::success();
+  if (Error err = measureInChild(argv0, key))
     return err;
-  if (!key.empty())
+  if (cache.enabled())
     remember(cache, key);
   return Error::success();
 }
 
-static Error measureInChild(const char *argv0) {
+/// Adds to the child's record how much of the CPU it had: another process
+/// running beside a measurement takes CPU time from it.
+static Error recordLoad(const ChildOutcome &outcome, StringRef key) {
+  Expected<BenchRecord> record =
+      readRecord<BenchRecord>(outputPath, schema::kBench, benchRecordFromJson);
+  if (!record)
+    return record.takeError();
+  record->key = key.str();
+  record->cpuShare = outcome.seconds > 0 ? outcome.cpuSeconds / outcome.seconds
+                                         : 0;
+  record->loadAverage = loadAverage();
+  record->disturbed = outcome.cpuSeconds > 0 && record->cpuShare < minCpuShare();
+  return writeJsonFile(outputPath, toJson(*record));
+}
+
+static Error measureInChild(const char *argv0, StringRef key) {
   sys::fs::remove(outputPath);
   std::vector<std::string> args = {
       "--child",
+      "--key=" + key.str(),
       "--baseline=" + baselinePath,
       "--candidate=" + candidatePath,
       "--output=" + outputPath,
@@ -224,7 +310,7 @@ static Error measureInChild(const char *argv0) {
                                     timeoutSeconds, /*memoryMB=*/0, logPath);
   if (outcome.status == Status::Ok && sys::fs::exists(outputPath)) {
     sys::fs::remove(logPath);
-    return Error::success();
+    return recordLoad(outcome, key);
   }
   Status status = outcome.status;
   if (status == Status::Ok || status == Status::CompileError)

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <limits>
 
 namespace retune::bench {
 
@@ -26,7 +27,9 @@ static double timeCalls(Kernel &kernel, unsigned calls) {
   for (unsigned i = 0; i < calls; ++i)
     kernel.call(/*readResults=*/false);
   auto end = std::chrono::steady_clock::now();
-  return std::chrono::duration<double>(end - start).count() / calls;
+  // Never 0: a ratio of two samples must stay finite.
+  return std::max(1e-12,
+                  std::chrono::duration<double>(end - start).count() / calls);
 }
 
 BenchRecord compareKernels(Kernel &baseline, Kernel &candidate,
@@ -38,11 +41,16 @@ BenchRecord compareKernels(Kernel &baseline, Kernel &candidate,
   std::vector<Values> expected = baseline.call(/*readResults=*/true);
   std::vector<Values> actual = candidate.call(/*readResults=*/true);
   record.maxError = maxRelativeError(actual, expected);
+  bool mismatched = !std::isfinite(record.maxError);
+  // Records hold finite numbers only: "the outputs do not even match in
+  // shape or NaNs" is the largest error there is.
+  if (mismatched)
+    record.maxError = std::numeric_limits<double>::max();
   std::string type = baseline.signature().results.empty()
                          ? "f32"
                          : baseline.signature().results.front().elementType;
   double tolerance = toleranceFor(type);
-  if (!(record.maxError <= tolerance)) {
+  if (mismatched || !(record.maxError <= tolerance)) {
     record.status = Status::WrongResult;
     record.message = llvm::formatv("max relative error {0:e} exceeds the {1} "
                                    "tolerance {2:e}",

@@ -6,9 +6,11 @@
 // candidates; specs beyond N are removed.
 //
 //===----------------------------------------------------------------------===//
+#include "cache/CacheKeys.h"
 #include "stages/cpu/CpuSpace.h"
 #include "stages/cpu/CpuSpec.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/Records.h"
 #include "stages/support/ToolMain.h"
 
@@ -47,14 +49,60 @@ static void removeStaleSpecs(StringRef dir, unsigned keep) {
   removeNumberedFiles(dir, ".spec.mlir", keep);
 }
 
-static Error run() {
+/// What the index is made from: the tool, the problem and the options.
+static Expected<std::string> indexKey(const char *argv0) {
+  Expected<std::string> problem = readFile(problemPath);
+  if (!problem)
+    return problem.takeError();
+  return hostKey("candidates", argv0)
+      .add("problem", blake3Hex(*problem))
+      .add("count", candidateCount.getValue())
+      .add("code-threads", threads.getValue())
+      .add("skip", skipReason.getValue())
+      .hex(16);
+}
+
+/// Whether the index in the output directory was made from the same
+/// inputs and its specs are intact (a run killed before Ninja logged it):
+/// rewriting it would only move its timestamps and re-plan.
+static bool alreadyDone(StringRef key) {
+  std::string path = outputDir + "/index.json";
+  if (!sys::fs::exists(path))
+    return false;
+  Expected<CandidateIndex> index =
+      readRecord<CandidateIndex>(path, schema::kCandidates, candidateIndexFromJson);
+  if (!index) {
+    consumeError(index.takeError());
+    return false;
+  }
+  if (index->key != key)
+    return false;
+  return llvm::all_of(index->candidates, [](const CandidateEntry &c) {
+    Expected<std::string> spec = readFile(outputDir + "/" + c.file);
+    if (!spec) {
+      consumeError(spec.takeError());
+      return false;
+    }
+    return blake3Hex(*spec) == c.specHash;
+  });
+}
+
+static Error run(const char *argv0) {
   Expected<DispatchEntry> dispatch = readDispatchProblem(problemPath);
   if (!dispatch)
     return dispatch.takeError();
   const DispatchEntry &entry = *dispatch;
+  Expected<std::string> key = indexKey(argv0);
+  if (!key)
+    return key.takeError();
+  if (alreadyDone(*key)) {
+    keepNewerThanInputs(outputDir + "/index.json", {problemPath.getValue()});
+    return Error::success();
+  }
 
   CandidateIndex index;
   index.dispatch = entry.id;
+  index.key = *key;
   index.startedAt = unixSeconds();
   if (!skipReason.empty()) {
     index.note = skipReason;
@@ -87,11 +135,11 @@ static Error run() {
         formatv("retune candidate {0} of dispatch {1} ({2})\nestimated {3:e} s",
                 n, entry.id, entry.name, ranked.cost)
             .str();
-    if (Error err = writeFileIfChanged(outputDir + "/" + file,
-                                       cpu::emitSpecModule({spec}, header)))
+    std::string text = cpu::emitSpecModule({spec}, header);
+    if (Error err = writeFileIfChanged(outputDir + "/" + file, text))
       return err;
-    index.candidates.push_back(
-        CandidateEntry{n, file, cpu::toJson(ranked.config), ranked.cost});
+    index.candidates.push_back(CandidateEntry{
+        n, file, cpu::toJson(ranked.config), ranked.cost, blake3Hex(text)});
   }
   removeStaleSpecs(outputDir, emitted);
   return writeJsonFile(outputDir + "/index.json", toJson(index));
@@ -104,5 +152,5 @@ int main(int argc, char **argv) {
       argc, argv,
       "retune-candidates: enumerate the CPU knob space of a dispatch with Z3 "
       "and write the cheapest --count configurations as tuning specs.\n");
-  return finishTool("retune-candidates", run());
+  return finishTool("retune-candidates", run(argv[0]));
 }

@@ -55,6 +55,8 @@ static cl::opt<std::string>
              cl::cat(category));
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: do the work in this process"));
+static cl::opt<std::string> childKey("key", cl::Hidden,
+                                     cl::desc("internal: the record's key"));
 
 /// RETUNE_INJECT_FAULT="kind:substring[,kind:substring]" makes the compile
 /// of any spec whose path contains `substring` crash, hang or compute wrong
@@ -76,7 +78,7 @@ static std::string faultFor(StringRef spec) {
 static Error runChild() {
   double startedAt = unixSeconds();
   // Copies, not the cl::opts: lld resets every option when it links.
-  std::string output = outputPath, record = recordPath;
+  std::string output = outputPath, record = recordPath, key = childKey;
   cpu::CompileRequest request;
   request.payloadPath = payloadPath;
   request.specPath = specPath;
@@ -98,6 +100,7 @@ static Error runChild() {
   compiled.seconds = result->transformSeconds + result->lowerSeconds +
                      result->codegenSeconds + result->linkSeconds;
   compiled.startedAt = startedAt;
+  compiled.key = key;
   compiled.message = formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
                            "link {3:f3}s",
                            result->transformSeconds, result->lowerSeconds,
@@ -106,7 +109,32 @@ static Error runChild() {
   return writeJsonFile(record, toJson(compiled));
 }
 
-static Error compileInChild(const char *argv0);
+static Error compileInChild(const char *argv0, StringRef key);
+
+/// Whether this build already holds the outcome of exactly this compile
+/// (a run killed after the record was written, before Ninja logged it):
+/// then there is nothing to redo. Timeouts and crashes may pass next time.
+static bool alreadyDone(StringRef key) {
+  if (!sys::fs::exists(recordPath))
+    return false;
+  Expected<CompileRecord> record = readRecord<CompileRecord>(
+      recordPath, schema::kCompile, compileRecordFromJson);
+  if (!record) {
+    consumeError(record.takeError());
+    return false;
+  }
+  if (record->key != key || record->status == Status::Timeout ||
+      record->status == Status::Crash)
+    return false;
+  if (record->status != Status::Ok)
+    return true;
+  Expected<std::string> artifact = readFile(outputPath);
+  if (!artifact) {
+    consumeError(artifact.takeError());
+    return false;
+  }
+  return blake3Hex(*artifact) == record->artifactHash;
+}
 
 /// The cache key of this compile: tool, LLVM, host, inputs and flags.
 static Expected<std::string> compileKey(const char *argv0) {
@@ -128,7 +156,8 @@ static Expected<std::string> compileKey(const char *argv0) {
 }
 
 /// Replays a cached compile into this build's output paths.
-static Error restore(const std::map<std::string, std::string> &entry) {
+static Error restore(const std::map<std::string, std::string> &entry,
+                     StringRef key) {
   auto record = entry.find("record.json");
   if (record == entry.end())
     return makeError("cache entry without a record");
@@ -140,10 +169,15 @@ static Error restore(const std::map<std::string, std::string> &entry) {
     return compiled.takeError();
   // This build spent (almost) no time on it.
   compiled->cached = true;
+  compiled->key = key.str();
   compiled->startedAt = unixSeconds();
   compiled->seconds = 0;
   auto artifact = entry.find("artifact.so");
-  if (artifact != entry.end()) {
+  if (compiled->status == Status::Ok) {
+    // An ok compile without its object is a damaged entry: compile again.
+    if (artifact == entry.end() ||
+        blake3Hex(artifact->second) != compiled->artifactHash)
+      return makeError("cache entry without its artifact");
     compiled->artifact = outputPath;
     if (Error err = writeFileAtomic(outputPath, artifact->second))
       return err;
@@ -177,31 +211,37 @@ static void remember(const ContentCache &cache, StringRef key) {
 
 static Error runParent(const char *argv0) {
   // Injected faults must really happen: they bypass the cache.
-  ContentCache cache(faultFor(specPath).empty()
-                         ? ContentCache::rootFor(cacheDir)
-                         : "");
+  bool faulty = !faultFor(specPath).empty();
+  ContentCache cache(faulty ? "" : ContentCache::rootFor(cacheDir));
   std::string key;
-  if (cache.enabled() && sys::fs::exists(payloadPath)) {
+  if (sys::fs::exists(payloadPath)) {
     Expected<std::string> computed = compileKey(argv0);
     if (!computed)
       return computed.takeError();
     key = *computed;
+    if (!faulty && alreadyDone(key)) {
+      keepNewerThanInputs(recordPath, {payloadPath, specPath});
+      return Error::success();
+    }
+  }
+  if (cache.enabled() && !key.empty()) {
     if (auto entry = cache.lookup(key)) {
-      if (Error err = restore(*entry))
+      if (Error err = restore(*entry, key))
         consumeError(std::move(err)); // a bad entry: compile instead
       else
         return Error::success();
     }
   }
-  if (Error err = compileInChild(argv0))
+  if (Error err = compileInChild(argv0, key))
     return err;
-  if (!key.empty())
+  if (cache.enabled() && !key.empty())
     remember(cache, key);
   return Error::success();
 }
 
-static Error compileInChild(const char *argv0) {
-  std::vector<std::string> args = {"--child", "--payload=" + payloadPath,
+static Error compileInChild(const char *argv0, StringRef key) {
+  std::vector<std::string> args = {"--child", "--key=" + key.str(),
+                                   "--payload=" + payloadPath,
                                    "--output=" + outputPath,
                                    "--record=" + recordPath,
                                    "--code-threads=" + std::to_string(threads)};
@@ -226,6 +266,7 @@ static Error compileInChild(const char *argv0) {
                        : outcome.message;
   record.seconds = outcome.seconds;
   record.startedAt = outcome.startedAt;
+  record.key = key.str();
   sys::fs::remove(outputPath);
   return writeJsonFile(recordPath, toJson(record));
 }

@@ -114,8 +114,12 @@ Expected<FormedDispatches> formDispatches(ModuleOp model, StringRef modelName,
     return makeError(modelName +
                      ": no contraction or convolution with static shapes on "
                      "tensors; nothing to tune");
+  // A zero-size dimension makes a dispatch (and maybe the model) 0 FLOPs:
+  // its share is 0, never 0/0.
   for (DispatchEntry &entry : formed.index.dispatches)
-    entry.share = entry.flops / formed.index.totalFlops;
+    entry.share = formed.index.totalFlops > 0
+                      ? entry.flops / formed.index.totalFlops
+                      : 0.0;
   // Hottest first; ties keep model order.
   std::stable_sort(formed.index.dispatches.begin(),
                    formed.index.dispatches.end(),

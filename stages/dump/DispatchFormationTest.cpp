@@ -115,3 +115,20 @@ TEST(DispatchFormationTest, ModelWithoutRootOpsIsAnError) {
   EXPECT_NE(toString(formed.takeError()).find("nothing to tune"),
             std::string::npos);
 }
+
+TEST(DispatchFormationTest, ZeroSizeDimensionHasAFiniteShare) {
+  // 0 FLOPs in the whole model: the share must be 0, not 0/0 (which the
+  // index would carry as "-nan").
+  Expected<dump::FormedDispatches> formed = formFrom(R"mlir(
+    func.func @f(%a: tensor<0x8xf32>, %b: tensor<8x4xf32>) -> tensor<0x4xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<0x4xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<0x4xf32>) -> tensor<0x4xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<0x8xf32>, tensor<8x4xf32>)
+                         outs(%f : tensor<0x4xf32>) -> tensor<0x4xf32>
+      return %m : tensor<0x4xf32>
+    })mlir");
+  ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
+  ASSERT_EQ(formed->index.dispatches.size(), 1u);
+  EXPECT_EQ(formed->index.dispatches[0].share, 0.0);
+}

@@ -3,6 +3,7 @@
 #include "stages/cpu/CpuHost.h"
 #include "stages/dump/DispatchFormation.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -35,8 +36,10 @@ static Error run() {
   // Dispatch files first: the index is what later stages depend on.
   // Per dispatch: its IR and its problem, so that each later step depends
   // only on the dispatch it works on.
-  for (const DispatchEntry &entry : formed->index.dispatches) {
+  for (DispatchEntry &entry : formed->index.dispatches) {
     std::string dir = outputDir + "/" + entry.id;
+    // The planner checks the file against this: a damaged one is redone.
+    entry.irHash = blake3Hex(formed->modules.at(entry.id));
     if (Error err = writeFileIfChanged(dir + "/dispatch.mlir",
                                        formed->modules.at(entry.id)))
       return err;

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/link/SpecLinker.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/Records.h"
 #include "stages/support/Subprocess.h"
 #include "stages/support/ToolMain.h"
@@ -37,12 +38,17 @@ static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
 static cl::opt<std::string> workDir("work-dir", cl::Required,
                                     cl::desc("directory for model builds"),
                                     cl::cat(category));
-static cl::opt<std::string> finalSpec("final-spec", cl::Required,
+static cl::opt<std::string> finalSpec("final-spec",
                                       cl::desc("tuning spec to write"),
                                       cl::cat(category));
-static cl::opt<std::string> outputPath("output", cl::Required,
+static cl::opt<std::string> outputPath("output",
                                        cl::desc("model result record"),
                                        cl::cat(category));
+static cl::opt<bool> baselineOnly(
+    "baseline-only",
+    cl::desc("only compile the model without a spec (<work-dir>/baseline."
+             "json) and fail if it does not compile; a later run reuses it"),
+    cl::cat(category));
 static cl::opt<std::string> entry("entry", cl::desc("function to time"),
                                   cl::cat(category));
 static cl::opt<unsigned> threads("code-threads", cl::init(1),
@@ -97,6 +103,23 @@ public:
       return makeError("retune-compile failed: " + outcome.message);
     return readRecord<CompileRecord>(record, schema::kCompile,
                                      compileRecordFromJson);
+  }
+
+  /// The baseline compiled by an earlier --baseline-only run, if it is
+  /// intact; else compiled now.
+  Expected<CompileRecord> baseline() {
+    Expected<CompileRecord> earlier = readRecord<CompileRecord>(
+        inWork("baseline.json"), schema::kCompile, compileRecordFromJson);
+    if (earlier && earlier->status == Status::Ok) {
+      Expected<std::string> artifact = readFile(earlier->artifact);
+      if (artifact && blake3Hex(*artifact) == earlier->artifactHash)
+        return earlier;
+      if (!artifact)
+        consumeError(artifact.takeError());
+    } else if (!earlier) {
+      consumeError(earlier.takeError());
+    }
+    return compile("", "baseline");
   }
 
   /// Compiles with `spec` and times it against the baseline.
@@ -169,6 +192,7 @@ json::Array toArray(const std::vector<double> &values) {
 Expected<Decision> decide(ModelEvaluator &evaluator,
                           const std::vector<Winner> &winners) {
   std::map<std::string, BenchRecord> measured;
+  std::string firstFailure;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     Expected<std::string> spec = linkWinners(some, tag);
     if (!spec)
@@ -177,12 +201,22 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
     if (!record)
       return record.takeError();
     Trial trial{helps(*record), describe(*record)};
+    if (record->status != Status::Ok && firstFailure.empty())
+      firstFailure = tag.str() + ": " + describe(*record);
     measured[tag.str()] = std::move(*record);
     return trial;
   };
   Expected<WinnerDecision> chosen = decideWinners(winners, measure);
   if (!chosen)
     return chosen.takeError();
+  // Not one measurement of the whole model worked: the model itself cannot
+  // be run (a wrong entry, inputs it cannot take), not a bad winner.
+  if (llvm::none_of(measured, [](const auto &m) {
+        return m.second.status == Status::Ok;
+      }))
+    return makeError(modelPath + ": the whole-model benchmark failed for "
+                                 "every spec tried (" + firstFailure +
+                     "); check [model] entry in tune.toml");
   BenchRecord behind = measured[chosen->finalTag];
   return Decision{std::move(*chosen), std::move(behind)};
 }
@@ -215,16 +249,36 @@ Error writeResult(const Decision &d, double startedAt, double seconds) {
   return writeJsonFile(outputPath, std::move(result));
 }
 
+/// --baseline-only: the model must compile without a spec before anything
+/// is tuned for it.
+Error checkBaseline(const char *argv0) {
+  ModelEvaluator evaluator(argv0);
+  Expected<CompileRecord> baseline = evaluator.compile("", "baseline");
+  if (!baseline)
+    return baseline.takeError();
+  if (baseline->status == Status::Ok)
+    return Error::success();
+  // Not an output Ninja may take as done: the next run compiles again.
+  sys::fs::remove(inWork("baseline.json"));
+  return makeError(modelPath + ": the model does not compile without a "
+                               "spec, so there is nothing to tune: " +
+                   baseline->message);
+}
+
 Error run(const char *argv0) {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   if (!sys::fs::exists(modelPath))
     return makeError(modelPath + ": no such file");
+  if (baselineOnly)
+    return checkBaseline(argv0);
+  if (outputPath.empty() || finalSpec.empty())
+    return makeError("--output and --final-spec are required");
   Expected<std::vector<Winner>> winners = readWinners(selections);
   if (!winners)
     return winners.takeError();
   ModelEvaluator evaluator(argv0);
-  Expected<CompileRecord> baseline = evaluator.compile("", "baseline");
+  Expected<CompileRecord> baseline = evaluator.baseline();
   if (!baseline)
     return baseline.takeError();
   if (baseline->status != Status::Ok)
@@ -256,5 +310,9 @@ int main(int argc, char **argv) {
       "retune-model: compile the whole model with and without the linked "
       "winners, check the outputs agree, time both interleaved, drop "
       "winners that hurt, and write the final tuning spec.\n");
-  return finishTool("retune-model", run(argv[0]));
+  Error err = run(argv[0]);
+  // A failed step leaves no result that Ninja would take as up to date.
+  if (err && !baselineOnly && !outputPath.empty())
+    sys::fs::remove(outputPath);
+  return finishTool("retune-model", std::move(err));
 }

@@ -1,6 +1,7 @@
 //===- SelectMain.cpp - retune-select: results -> a dispatch's winner -----===//
 #include "stages/select/Selection.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Text.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -37,6 +38,11 @@ static Error run() {
         readRecord<BenchRecord>(path, schema::kBench, benchRecordFromJson);
     if (!record)
       return record.takeError();
+    // A measured candidate has a positive ratio; 0 would win every time.
+    if (record->status == Status::Ok && !(record->ratio > 0))
+      return damagedRecord(path, "status ok with ratio " +
+                                     formatNumber(record->ratio) +
+                                     " (a measured ratio is above 0)");
     measured.push_back({candidate.index, std::move(*record)});
   }
   select::Selection selection = select::selectWinner(measured, margin);

@@ -6,6 +6,8 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <sys/time.h>
+
 using namespace llvm;
 
 namespace retune {
@@ -79,6 +81,20 @@ void removeNumberedFiles(StringRef dir, StringRef suffix, unsigned keep) {
       continue;
     if (index >= keep)
       sys::fs::remove(it->path());
+  }
+}
+
+void keepNewerThanInputs(StringRef output, ArrayRef<std::string> inputs) {
+  sys::fs::file_status out;
+  if (sys::fs::status(output, out))
+    return;
+  for (const std::string &input : inputs) {
+    sys::fs::file_status in;
+    if (!sys::fs::status(input, in) &&
+        in.getLastModificationTime() > out.getLastModificationTime()) {
+      ::utimes(output.str().c_str(), nullptr);
+      return;
+    }
   }
 }
 

@@ -36,6 +36,12 @@ llvm::Error createParentDirs(llvm::StringRef path);
 void removeNumberedFiles(llvm::StringRef dir, llvm::StringRef suffix,
                          unsigned keep);
 
+/// Moves `output`'s mtime to now if any of `inputs` is newer: a step that
+/// finds its record already done (same key) must still leave Ninja an
+/// output newer than its inputs, or Ninja would run it on every build.
+void keepNewerThanInputs(llvm::StringRef output,
+                         llvm::ArrayRef<std::string> inputs);
+
 /// Makes an llvm::Error from a formatted message.
 llvm::Error makeError(const llvm::Twine &message);
 

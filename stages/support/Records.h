@@ -50,6 +50,9 @@ struct DispatchEntry {
   /// How many times the model contains this dispatch.
   unsigned occurrences = 1;
   Problem problem;
+  /// BLAKE3 of dispatches/<id>/dispatch.mlir as the dump wrote it (empty:
+  /// unknown), so that a damaged dispatch file is noticed.
+  std::string irHash;
 };
 
 struct DispatchIndex {
@@ -67,6 +70,8 @@ struct CandidateEntry {
   llvm::json::Object config;
   /// Heuristic cost estimate; lower is better.
   double cost = 0;
+  /// BLAKE3 of the spec file as written (empty: unknown).
+  std::string specHash;
 };
 
 struct CandidateIndex {
@@ -78,6 +83,9 @@ struct CandidateIndex {
   double startedAt = 0;
   /// Why there are no candidates, when there are none.
   std::string note;
+  /// Hash of everything the index was made from (empty: unknown): a step
+  /// that finds its record with the same key has nothing to redo.
+  std::string key;
   std::vector<CandidateEntry> candidates;
 };
 
@@ -108,6 +116,8 @@ struct CompileRecord {
   double startedAt = 0;
   /// Replayed from the content-addressed cache instead of compiled.
   bool cached = false;
+  /// Hash of the compile's inputs and settings (see CandidateIndex::key).
+  std::string key;
   std::vector<FuncSignature> functions;
 };
 
@@ -129,6 +139,16 @@ struct BenchRecord {
   double startedAt = 0;
   /// Replayed from the content-addressed cache instead of measured.
   bool cached = false;
+  /// Hash of the measurement's inputs and settings (see CandidateIndex::key).
+  std::string key;
+  /// CPU time of the measuring process over its wall time (0: unknown).
+  /// Below ~0.9 something else took the CPU while it measured.
+  double cpuShare = 0;
+  /// The 1-minute load average when the measurement ended (0: unknown).
+  double loadAverage = 0;
+  /// Another process competed for the device: used in this run, never
+  /// cached.
+  bool disturbed = false;
 };
 
 llvm::json::Value toJson(const DispatchIndex &index);
@@ -146,7 +166,14 @@ llvm::Expected<BenchRecord> benchRecordFromJson(const llvm::json::Value &v);
 /// Reads dispatches/<id>/problem.json: a dispatch index with exactly one entry.
 llvm::Expected<DispatchEntry> readDispatchProblem(llvm::StringRef path);
 
-/// Reads `path`, parses JSON and checks `schema`. Errors name the file.
+/// A record that exists but cannot be used (garbled, truncated, a field of
+/// the wrong type or out of range, an unknown schema) is damaged state:
+/// Ninja would see it up to date forever. It is removed, so that the next
+/// `ninja tune` redoes the step that writes it, and the error says so.
+llvm::Error damagedRecord(llvm::StringRef path, const llvm::Twine &problem);
+
+/// Reads `path`, parses JSON and checks `schema`. Errors name the file; a
+/// damaged record is removed (damagedRecord).
 llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path,
                                                llvm::StringRef schema);
 
@@ -162,8 +189,7 @@ llvm::Expected<T> readRecord(llvm::StringRef path, llvm::StringRef schema,
     return value.takeError();
   llvm::Expected<T> record = parse(*value);
   if (!record)
-    return llvm::createStringError(llvm::inconvertibleErrorCode(),
-                                   path + ": " + llvm::toString(record.takeError()));
+    return damagedRecord(path, llvm::toString(record.takeError()));
   return record;
 }
 

@@ -1,4 +1,8 @@
 #include "stages/support/Records.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include <cmath>
 
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
@@ -60,4 +64,50 @@ TEST(RecordsTest, WrongSchemaNamesTheFile) {
   EXPECT_NE(message.find(path.str().str()), std::string::npos);
   EXPECT_NE(message.find("retune.bench/0"), std::string::npos);
   llvm::sys::fs::remove(path);
+}
+
+TEST(RecordsTest, ABadRatioIsAnErrorNotZero) {
+  // Each of these used to read as ratio 0 and win ("0.000x the baseline").
+  for (llvm::json::Value bad :
+       {llvm::json::Value("abc"), llvm::json::Value(nullptr),
+        llvm::json::Value(-5)}) {
+    BenchRecord record;
+    record.ratio = 0.9;
+    llvm::json::Value value = toJson(record);
+    (*value.getAsObject())["ratio"] = bad;
+    EXPECT_FALSE(static_cast<bool>(benchRecordFromJson(value)))
+        << llvm::formatv("{0}", bad).str();
+    llvm::consumeError(benchRecordFromJson(value).takeError());
+  }
+  llvm::json::Value missing = toJson(BenchRecord{});
+  missing.getAsObject()->erase("ratio");
+  Expected<BenchRecord> read = benchRecordFromJson(missing);
+  ASSERT_FALSE(static_cast<bool>(read));
+  EXPECT_NE(toString(read.takeError()).find("ratio"), std::string::npos);
+}
+
+TEST(RecordsTest, NonFiniteNumbersNeverReachARecord) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("nan", "json", path));
+  llvm::json::Value value = llvm::json::Object{
+      {"schema", "retune.bench/1"},
+      {"inner", llvm::json::Array{1.0, std::nan("")}}};
+  Error err = writeJsonFile(path, value);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(toString(std::move(err)).find(".inner[1]"), std::string::npos);
+  llvm::sys::fs::remove(path);
+}
+
+TEST(RecordsTest, ADamagedRecordIsRemovedAndNamed) {
+  llvm::SmallString<128> path;
+  ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("trunc", "json", path));
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(path, "{\"schema\": \"retu")));
+  Expected<BenchRecord> read =
+      readRecord<BenchRecord>(path, schema::kBench, benchRecordFromJson);
+  ASSERT_FALSE(static_cast<bool>(read));
+  std::string message = toString(read.takeError());
+  EXPECT_NE(message.find(path.str().str()), std::string::npos) << message;
+  EXPECT_NE(message.find("run `ninja tune` again"), std::string::npos);
+  // Ninja sees the step's output missing and redoes it.
+  EXPECT_FALSE(llvm::sys::fs::exists(path));
 }

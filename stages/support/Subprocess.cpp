@@ -39,9 +39,13 @@ ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
   bool executionFailed = false;
   outcome.startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
+  std::optional<sys::ProcessStatistics> statistics;
   int rc = sys::ExecuteAndWait(program, argv, /*Env=*/std::nullopt, redirects,
                                timeoutSeconds, memoryMB, &errorMessage,
-                               &executionFailed);
+                               &executionFailed, &statistics);
+  if (statistics)
+    outcome.cpuSeconds =
+        std::chrono::duration<double>(statistics->TotalTime).count();
   outcome.seconds = std::chrono::duration<double>(
                         std::chrono::steady_clock::now() - start)
                         .count();

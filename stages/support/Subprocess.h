@@ -20,6 +20,8 @@ struct ChildOutcome {
   double seconds = 0;
   /// When the child was started (Unix seconds).
   double startedAt = 0;
+  /// CPU time (user + system) the child used; 0 where unknown.
+  double cpuSeconds = 0;
 };
 
 /// Runs `program` with `args` (argv[0] excluded), stdout and stderr going to

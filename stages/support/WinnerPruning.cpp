@@ -19,10 +19,12 @@ Expected<std::vector<Winner>> readWinners(ArrayRef<std::string> selectionFiles) 
     if (!value)
       return value.takeError();
     const json::Object *object = value->getAsObject();
-    StringRef spec = object->getString("spec").value_or("");
-    if (!spec.empty())
-      winners.push_back({object->getString("dispatch").value_or("").str(),
-                         spec.str()});
+    std::optional<StringRef> spec = object->getString("spec");
+    std::optional<StringRef> dispatch = object->getString("dispatch");
+    if (!spec || !dispatch || dispatch->empty())
+      return damagedRecord(path, "'spec' and 'dispatch' must be strings");
+    if (!spec->empty())
+      winners.push_back({dispatch->str(), spec->str()});
   }
   return winners;
 }

@@ -1,18 +1,7 @@
 #!/usr/bin/env bash
 # End-to-end tests of `retune plan` + real `ninja tune` on a tiny model.
 # usage: tune_e2e.sh <tool dir> <scratch dir>
-set -u
-tools=$(cd "$1" && pwd)
-work=$2
-here=$(cd "$(dirname "$0")" && pwd)
-retune=$tools/retune
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
-expect_contains() { # <text> <needle> <what>
-  if grep -qF -- "$2" <<<"$1"; then pass "$3"; else fail "$3: no '$2' in:"; echo "$1" | tail -20; fi
-}
+. "$(dirname "$0")/common.sh" "$@"
 
 # A model repository: the tiny model and a tune.toml with the given extra lines.
 make_repo() { # <dir> <tune.toml body...>
@@ -24,11 +13,12 @@ make_repo() { # <dir> <tune.toml body...>
   printf '%s\n' "$@" >>"$shift_dir/tune.toml"
 }
 
-json_field() { # <file> <python expression on d>
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 
 rm -rf "$work" && mkdir -p "$work"
+# These checks are about the cache and the graph, not about load: on a busy
+# machine every measurement would be "disturbed" and none cached
+# (reliability_e2e.sh tests that on purpose).
+export RETUNE_MIN_CPU_SHARE=0
 
 echo "== a fresh tune produces a spec and a report"
 export RETUNE_CACHE_DIR=$work/cache
@@ -151,8 +141,8 @@ expect_contains "$err" "missing.mlir: no such file" "missing model named"
 
 make_repo "$repo"
 sed -i 's/linalg.matmul ins(%x, %w1/linalg.matmul ins(%x %w1/' "$repo/model.mlir"
-"$retune" plan "$repo/tune.toml" -B "$repo/build" || fail "plan of an unparsable model"
-out=$(ninja -C "$repo/build" tune 2>&1) && fail "unparsable model tuned"
+# The plan parses an mlir-cpu model (to check [model] entry): it fails first.
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "plan of an unparsable model"
 expect_contains "$out" "model.mlir:8:" "parse error names the model line"
 [ -e "$repo/build/dispatches/index.json" ] && fail "partial dispatch index" || pass "no dispatch index for a bad model"
 

@@ -1,0 +1,248 @@
+#!/usr/bin/env bash
+# Reliability end to end (issue 12): hostile values, damaged state, late
+# errors, a damaged cache, two runs on one machine and kill -9 at random
+# points, each with real `retune plan` + `ninja tune` on the tiny model.
+# usage: reliability_e2e.sh <tool dir> <scratch dir>
+. "$(dirname "$0")/common.sh" "$@"
+# A model repository with the tiny model; extra tune.toml lines follow.
+make_repo() { # <dir> <tune.toml lines...>
+  local dir=$1; shift
+  rm -rf "$dir" && mkdir -p "$dir"
+  cp "$here/tiny/model.mlir" "$dir/model.mlir"
+  printf '[model]\npath = "model.mlir"\nentry = "forward"\n[tune]\ncandidates = 2\n[bench]\nrepetitions = 3\n' >"$dir/tune.toml"
+  printf '%s\n' "$@" >>"$dir/tune.toml"
+}
+tune() { ninja -C "$1/build" tune 2>&1; }
+plan_and_tune() { "$retune" plan "$1/tune.toml" -B "$1/build" 2>&1 && tune "$1"; }
+
+rm -rf "$work" && mkdir -p "$work"
+export RETUNE_LOCK_DIR=$work/locks
+export RETUNE_MIN_CPU_SHARE=0
+export RETUNE_CACHE_DIR=off
+
+echo "== 1. values from tune.toml never run as shell code"
+repo=$work/inject
+make_repo "$repo" '[cache]' "dir = \"x'; touch $work/PWNED; '\""
+mv "$repo/model.mlir" "$repo/it's a \$model.mlir"
+sed -i "s|path = \"model.mlir\"|path = \"it's a \$model.mlir\"|" "$repo/tune.toml"
+out=$(plan_and_tune "$repo"); rc=$?
+[ $rc -eq 0 ] && pass "a quote, a dollar and a space in paths tune" || { fail "exit $rc"; echo "$out" | tail -20; }
+[ -e "$work/PWNED" ] && fail "[cache] dir ran a command" || pass "[cache] dir did not run a command"
+[ -d "$repo/x'; touch $work/PWNED; '" ] && pass "the cache went to the literal directory" || fail "no literal cache directory"
+make_repo "$repo"
+sed -i "s|entry = \"forward\"|entry = \"forward; touch $work/PWNED\"|" "$repo/tune.toml"
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "an entry with ';' was accepted"
+expect_contains "$out" "tune.toml:3: [model] entry 'forward; touch" "an entry with ';' is rejected with its line"
+
+echo "== 4. what can be checked at plan time is"
+make_repo "$repo"
+sed -i 's|entry = "forward"|entry = "nosuch"|' "$repo/tune.toml"
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "entry nosuch accepted"
+expect_contains "$out" "tune.toml:3: [model] entry 'nosuch' is not a public function" "a missing entry is named with its line"
+make_repo "$repo"
+sed -i '/entry = /d' "$repo/tune.toml"
+printf 'func.func @other(%%a: tensor<4xf32>) -> tensor<4xf32> {\n  return %%a : tensor<4xf32>\n}\n' >>"$repo/model.mlir"
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "two public functions and no entry accepted"
+expect_contains "$out" "2 public functions (@forward, @other); name the one to time with [model] entry" "two public functions need an entry"
+make_repo "$repo"
+sed -i 's|path = "model.mlir"|path = "."|' "$repo/tune.toml"
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "model path '.' accepted"
+expect_contains "$out" "tune.toml:2: [model] path:" "model path '.' is rejected with its line"
+expect_contains "$out" "not a regular file" "model path '.' is explained"
+[ -e "$repo/build" ] && fail "a refused plan left a build directory" || pass "a refused plan leaves nothing"
+make_repo "$repo" '[select]' 'margin = nan'
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "margin = nan accepted"
+expect_contains "$out" "[select] margin must be a number from 0 to 0.9" "margin = nan is rejected"
+make_repo "$repo" '[cache]' 'dir = "afile"'
+touch "$repo/afile"
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "a [cache] dir that is a file accepted"
+expect_contains "$out" "tune.toml:9: [cache] dir:" "a [cache] dir that is a file is rejected with its line"
+echo "-- a model the baseline cannot compile fails before tuning"
+make_repo "$repo"
+# A dynamic-shape argument: parses and forms dispatches, but the model has
+# no C interface the benchmark could call.
+sed -i 's|%w2: tensor<128x64xf32>)|%w2: tensor<128x64xf32>, %extra: tensor<?xf32>)|' "$repo/model.mlir"
+out=$(plan_and_tune "$repo"); rc=$?
+[ $rc -ne 0 ] && pass "ninja tune fails" || fail "ninja tune exit 0 for a model that does not compile"
+expect_contains "$out" "the model does not compile without a spec" "the reason is on the console"
+grep -q "COMPILE artifacts" <<<"$out" && fail "candidates were compiled first" || pass "nothing was tuned first"
+
+echo "== 2. damaged state is redone, or named with the command that repairs it"
+repo=$work/damage
+make_repo "$repo"
+out=$(plan_and_tune "$repo") || { fail "first tune"; echo "$out" | tail -20; }
+ids=($(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for x in d["dispatches"])'))
+id=${ids[0]}
+check_redone() { # <what> <step pattern>
+  local out rc
+  out=$(tune "$repo"); rc=$?
+  [ $rc -eq 0 ] && grep -q "$2" <<<"$out" && pass "$1: redone" || { fail "$1: exit $rc"; echo "$out" | tail -15; }
+  json_field "$repo/build/model/result.json" 'd["status"]' | grep -q ok || fail "$1: the model step did not finish"
+}
+# A damaged record is either redone in the same run, or the run fails
+# naming the file and the command that repairs it, and that command works.
+recovers() { # <what> <record>
+  local out rc
+  out=$(tune "$repo"); rc=$?
+  if [ $rc -ne 0 ]; then
+    expect_contains "$out" "$2" "$1: the file is named"
+    expect_contains "$out" 'ninja tune` again' "$1: the repair is named"
+    out=$(tune "$repo"); rc=$?
+  fi
+  [ $rc -eq 0 ] && python3 -c "import json,sys; json.load(open(sys.argv[1]))" "$repo/build/$2" \
+    && pass "$1: repaired" || { fail "$1: not repaired (exit $rc)"; echo "$out" | tail -15; }
+}
+head -c 40 "$repo/build/candidates/$id/index.json" >"$work/t" && mv "$work/t" "$repo/build/candidates/$id/index.json"
+check_redone "truncated candidates index" "CANDIDATES"
+head -c 300 /dev/urandom >"$repo/build/dispatches/index.json"
+check_redone "random bytes in the dispatch index" "DUMP"
+python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['dispatches']=[]; json.dump(d,open(p,'w'))" "$repo/build/dispatches/index.json"
+out=$(tune "$repo") && fail "an empty dispatch index passed"
+expect_contains "$out" "nothing to tune" "an empty dispatch index: nothing to tune"
+check_redone "a valid dispatch index with no entries" "DUMP"
+echo 'garbage {' >"$repo/build/dispatches/$id/dispatch.mlir"
+check_redone "garbled dispatch.mlir" "DUMP"
+grep -l compile_error "$repo"/build/artifacts/*/*.json >/dev/null 2>&1 && fail "garbled dispatch gave compile errors" || pass "no compile_error after a garbled dispatch"
+echo 'garbage {' >"$repo/build/candidates/$id/0.spec.mlir"
+check_redone "garbled spec" "CANDIDATES"
+for bad in '"abc"' 'null' '-5' 'MISSING'; do
+  python3 - "$repo/build/results/$id/0.json" "$bad" <<'PY'
+import json, sys
+p, bad = sys.argv[1], sys.argv[2]
+d = json.load(open(p)); d["status"] = "ok"
+if bad == "MISSING": d.pop("ratio")
+else: d["ratio"] = json.loads(bad)
+json.dump(d, open(p, "w"))
+PY
+  recovers "ratio $bad" "results/$id/0.json"
+  [ "$(json_field "$repo/build/results/$id/0.json" 'd["ratio"] > 0')" = True ] \
+    && pass "ratio $bad: remeasured" || fail "ratio $bad: still bad"
+done
+for record in "best/$id.json" "model/result.json" "artifacts/$id/1.json" "results/$id/1.json"; do
+  head -c 30 "$repo/build/$record" >"$work/t" && mv "$work/t" "$repo/build/$record"
+  recovers "truncated $record" "$record"
+done
+head -c 1000 "$repo/build/artifacts/$id/1.so" >"$work/t" && mv "$work/t" "$repo/build/artifacts/$id/1.so"
+touch "$repo/build/artifacts/$id/1.json"  # as if just compiled: its bench reruns
+recovers "truncated artifacts/$id/1.so" "artifacts/$id/1.json"
+
+echo "== 8. the cache repairs itself"
+export RETUNE_CACHE_DIR=$work/cache
+repo=$work/cached
+make_repo "$repo"
+out=$(plan_and_tune "$repo") || { fail "tune with a cache"; echo "$out" | tail; }
+"$retune" cache verify >/dev/null && pass "a fresh cache verifies" || fail "a fresh cache does not verify"
+blob=$(grep -l samples_s "$RETUNE_CACHE_DIR"/*/*/record.json | head -1)
+echo 'damage' >>"$blob"
+out=$("$retune" cache verify 2>&1) && fail "verify missed a damaged blob"
+expect_contains "$out" "1 damaged" "verify counts the damaged entry"
+manifest=$(grep -l artifact.so "$RETUNE_CACHE_DIR"/*/*/manifest.json | head -1)
+python3 -c "import json,sys; p=sys.argv[1]; d=json.load(open(p)); d['blobs'].pop('artifact.so'); json.dump(d,open(p,'w'))" "$manifest"
+mkdir -p "$RETUNE_CACHE_DIR/00/00deadbeef.tmp-999999"
+out=$("$retune" cache verify 2>&1)
+expect_contains "$out" "2 damaged, 1 stale staging" "a stripped manifest and stale staging are found"
+rm -rf "$repo/build"
+out=$(plan_and_tune "$repo"); rc=$?
+[ $rc -eq 0 ] && pass "a run over the damaged cache finishes" || { fail "exit $rc"; echo "$out" | tail; }
+missing=0
+for r in "$repo"/build/artifacts/*/*.json; do
+  a=$(json_field "$r" 'd["artifact"] if d["status"] == "ok" else ""')
+  [ -z "$a" ] || [ -s "$repo/build/$a" ] || missing=$((missing + 1))
+done
+[ $missing -eq 0 ] && pass "every ok compile has its object" || fail "$missing ok compiles without an object"
+out=$("$retune" cache verify 2>&1)
+expect_contains "$out" "0 damaged" "the run replaced the damaged entries"
+"$retune" cache repair >/dev/null
+expect_contains "$("$retune" cache verify 2>&1)" "0 damaged, 0 stale staging" "repair removes stale staging"
+
+echo "== 6. two runs on one machine measure one at a time"
+export RETUNE_CACHE_DIR=$work/shared-cache
+make_repo "$work/run-a"; make_repo "$work/run-b"
+"$retune" plan "$work/run-a/tune.toml" -B "$work/run-a/build" >/dev/null
+"$retune" plan "$work/run-b/tune.toml" -B "$work/run-b/build" >/dev/null
+tune "$work/run-a" >"$work/run-a.log" & a=$!
+tune "$work/run-b" >"$work/run-b.log" & b=$!
+wait $a && wait $b && pass "both runs finish" || fail "a concurrent run failed"
+python3 - "$work/run-a/build" "$work/run-b/build" <<'PY' && pass "no two measurements overlapped" || fail "measurements overlapped"
+import glob, json, sys
+spans = []
+for build in sys.argv[1:]:
+    for path in glob.glob(build + "/results/*/*.json"):
+        d = json.load(open(path))
+        if not d["cached"] and d["seconds"] > 0:
+            spans.append((d["started_at"], d["started_at"] + d["seconds"], path))
+spans.sort()
+bad = [(a[2], b[2]) for a, b in zip(spans, spans[1:]) if b[0] < a[1] - 1e-3]
+print(len(spans), "measurements;", bad[:3])
+sys.exit(1 if bad or len(spans) < 2 else 0)
+PY
+for id in $(json_field "$work/run-a/build/dispatches/index.json" '" ".join(x["id"] for x in d["dispatches"])'); do
+  wa=$(json_field "$work/run-a/build/best/$id.json" 'd["winner"]')
+  wb=$(json_field "$work/run-b/build/best/$id.json" 'd["winner"]')
+  [ "$wa" = "$wb" ] && pass "winners agree ($id: $wa)" || fail "winners differ ($id: $wa vs $wb)"
+done
+echo "-- a measurement disturbed by load is used, not cached"
+unset RETUNE_MIN_CPU_SHARE
+export RETUNE_CACHE_DIR=$work/load-cache
+repo=$work/load
+make_repo "$repo"
+hogs=()
+for _ in $(seq 1 $(( $(nproc) * 3 ))); do (while :; do :; done) & hogs+=($!); done
+out=$(plan_and_tune "$repo"); rc=$?
+for h in "${hogs[@]}"; do kill "$h"; done; wait "${hogs[@]}" 2>/dev/null
+[ $rc -eq 0 ] && pass "a run under load finishes" || { fail "exit $rc"; echo "$out" | tail; }
+disturbed=$(grep -l '"disturbed": true' "$repo"/build/results/*/*.json | wc -l)
+[ "$disturbed" -gt 0 ] && pass "$disturbed measurements marked disturbed" || fail "no measurement marked disturbed"
+benches=$(ls "$RETUNE_CACHE_DIR"/*/*/record.json 2>/dev/null | xargs -r grep -l '"samples_s"' | xargs -r grep -l '"disturbed": true' | wc -l)
+[ "$benches" -eq 0 ] && pass "no disturbed measurement was cached" || fail "$benches disturbed measurements cached"
+export RETUNE_MIN_CPU_SHARE=0
+
+echo "== 7. kill -9 at random points: no finished step is redone"
+export RETUNE_CACHE_DIR=$work/kill-cache
+repo=$work/kill
+make_repo "$repo"
+sed -i 's/candidates = 2/candidates = 4/' "$repo/tune.toml"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" >/dev/null
+RANDOM=12
+# A redone step writes new bytes (started_at changes): compare contents of
+# finished records. A crash or timeout record may be the kill itself (a
+# parent that saw its child die first): such steps are meant to run again.
+snapshot() {
+  { python3 - "$repo/build" <<'PY'
+import glob, hashlib, json, sys
+for path in sorted(glob.glob(sys.argv[1] + "/*/*/*.json")):
+    if "/dispatches/" in path or "/model/" in path:
+        continue
+    data = open(path, "rb").read()
+    try:
+        status = json.loads(data).get("status", "ok")
+    except ValueError:
+        continue
+    if status in ("ok", "wrong_result", "compile_error"):
+        print(hashlib.md5(data).hexdigest(), path)
+PY
+  } | sort
+}
+redone=0
+for i in $(seq 1 10); do
+  before=$(snapshot)
+  setsid ninja -C "$repo/build" tune >"$work/kill-$i.log" 2>&1 &
+  pid=$!
+  sleep "0.$((RANDOM % 10))$((RANDOM % 10))"
+  kill -9 -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
+  after=$(snapshot)
+  # Every record that existed before this attempt is untouched.
+  changed=$(comm -23 <(echo "$before") <(echo "$after") | grep -c . || true)
+  [ "$changed" -eq 0 ] || { redone=$((redone + changed)); echo "attempt $i rewrote:"; comm -23 <(echo "$before") <(echo "$after"); }
+done
+before=$(snapshot)
+out=$(tune "$repo"); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes after 10 kills" || { fail "exit $rc"; echo "$out" | tail; }
+changed=$(comm -23 <(echo "$before") <(echo "$after") | grep -c . || true)
+redone=$((redone + changed))
+[ $redone -eq 0 ] && pass "no finished step was redone" || fail "$redone finished records were rewritten"
+"$retune" cache verify >"$work/verify.log" 2>&1 && pass "retune cache verify is clean" || { fail "cache verify"; cat "$work/verify.log"; }
+
+echo
+[ $failures -eq 0 ] && echo "all reliability checks passed" || echo "$failures reliability checks failed"
+exit $((failures > 0))
