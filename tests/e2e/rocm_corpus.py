@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-SAMPLE = int(os.environ.get("RETUNE_CORPUS_SAMPLE", "10"))
+SAMPLE = int(os.environ.get("RETUNE_CORPUS_SAMPLE", "8"))
 SEED = int(os.environ.get("RETUNE_CORPUS_SEED", "11"))
 
 
