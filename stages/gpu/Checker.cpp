@@ -1,6 +1,8 @@
 //===- Checker.cpp - Independent check of a configuration -----------------===//
 #include "stages/gpu/Checker.h"
 
+#include "stages/gpu/LoadDistribution.h"
+
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -99,19 +101,40 @@ private:
       return makeError("tiles are not subgroup counts times intrinsics");
     if (m / (sgM * imn) > 32 || n / (sgN * imn) > 32 || k / ik > 32)
       return makeError("per-subgroup tile counts over 32");
-    int64_t wgX = g.subgroupSize * sgN;
-    if (g.workgroupSize != std::array<int64_t, 3>{wgX, sgM, 1})
-      return makeError("workgroup size must be [subgroup_size * sg_n, sg_m, 1]");
-    int64_t threads = wgX * sgM;
+    int64_t threads = g.subgroupSize * sgM * sgN;
+    if (g.workgroupSize != std::array<int64_t, 3>{threads, 1, 1})
+      return makeError("workgroup size must be [subgroup_size * sg_m * sg_n, 1, 1]");
     if (threads > t.maxThreadsPerWorkgroup)
       return makeError("too many threads");
-    if (!(wgX <= n || wgX <= m))
+    if (!(threads <= n || threads <= m))
       return makeError("wg_x larger than both tiles");
     if (k % imn || (k * n) % threads || (k * m) % threads)
       return makeError("K tile not distributable");
+    if (Error e = promotedReads(threads))
+      return e;
     if (bytes(0) * m * k + bytes(1) * n * k > t.maxWorkgroupMemoryBytes)
       return makeError("shared memory exceeded");
     return subgroupCount(sgM * sgN);
+  }
+
+  /// Every promoted operand tile must be loadable by the workgroup's
+  /// threads (IREE's derived thread layout, LoadDistribution.h).
+  Error promotedReads(int64_t threads) {
+    SmallVector<int64_t> loopTiles;
+    for (auto [wg, red] : llvm::zip(g.workgroup, g.reduction))
+      loopTiles.push_back(std::max<int64_t>({wg, red, 1}));
+    for (int64_t operand : g.promoteOperands) {
+      if (operand >= static_cast<int64_t>(p.indexingMaps.size()))
+        return makeError("promoted operand " + Twine(operand) + " has no indexing map");
+      std::optional<SmallVector<MapTerms>> results = parseMapTerms(p.indexingMaps[operand]);
+      if (!results)
+        return makeError("promoted operand " + Twine(operand) + ": unparsable map");
+      SmallVector<int64_t> shape = operandTileShape(*results, loopTiles);
+      if (!promotedReadDistributes(shape, threads, 8 * bytes(operand)))
+        return makeError("promoted operand " + Twine(operand) + " tile cannot be loaded by " +
+                         Twine(threads) + " threads in 128-bit pieces");
+    }
+    return Error::success();
   }
 
   /// The padded extents, computed independently of Spaces.cpp.

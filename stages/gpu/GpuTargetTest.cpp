@@ -148,11 +148,15 @@ TEST(Intrinsics, CompatibilityRule) {
   EXPECT_EQ(names(compatibleIntrinsics(target, "f16", "f16", "f32", true)).size(), 4u);
   EXPECT_EQ(names(compatibleIntrinsics(target, "i8", "i8", "i32", false)),
             (SmallVector<std::string>{"MFMA_I32_16x16x32_I8", "MFMA_I32_32x32x16_I8"}));
-  EXPECT_TRUE(compatibleIntrinsics(target, "f16", "f16", "f16", false).empty());
-  // f16 inputs with an f32 accumulator also accept an f16 result (RDNA).
+  // IREE upcasts an f16 accumulator to an f32 intrinsic...
+  EXPECT_EQ(names(compatibleIntrinsics(target, "f16", "f16", "f16", false)),
+            (SmallVector<std::string>{"MFMA_F32_16x16x16_F16", "MFMA_F32_32x32x8_F16"}));
+  // ...but never narrows: no f16-result intrinsic for an f32 accumulator
+  // (IREE 3.13 fails every such WMMAR3_F16 configuration on gfx1100).
   GpuTarget rdna = cantFail(loadKnownTarget("gfx1100"));
   EXPECT_EQ(names(compatibleIntrinsics(rdna, "f16", "f16", "f32", false)),
-            (SmallVector<std::string>{"WMMAR3_F32_16x16x16_F16", "WMMAR3_F16_16x16x16_F16"}));
+            (SmallVector<std::string>{"WMMAR3_F32_16x16x16_F16"}));
+  EXPECT_TRUE(compatibleIntrinsics(target, "f16", "f16", "i32", false).empty());
   EXPECT_EQ(elementBytes("f16"), 2);
   EXPECT_EQ(elementBytes("f8E4M3FNUZ"), 1);
   EXPECT_EQ(elementBytes("i32"), 4);

@@ -140,8 +140,15 @@ bool isCompatible(const Intrinsic &in, StringRef lhs, StringRef rhs, StringRef a
     return false;
   if (in.cType == acc)
     return true;
-  bool halfInputs = (lhs == "f16" || lhs == "bf16") && lhs == rhs;
-  return halfInputs && acc == "f32" && in.cType == lhs;
+  // IREE's rule (GPUHeuristics.cpp, canTargetIntrinsic with canUpcastAcc):
+  // a float intrinsic may accumulate in a wider type than the problem, never
+  // a narrower one. The reference's opposite rule (an f16 C for an f32
+  // accumulator) emits WMMAR3_F16 configurations for f16 -> f32 on gfx1100,
+  // and IREE 3.13 fails every one of them ("write affecting operations on
+  // shared resources are restricted to lane or thread distributed").
+  bool floats = StringRef(in.cType).starts_with("f") || StringRef(in.cType).starts_with("bf");
+  bool floatAcc = acc.starts_with("f") || acc.starts_with("bf");
+  return floats && floatAcc && elementBytes(in.cType) > elementBytes(acc);
 }
 
 SmallVector<const Intrinsic *> compatibleIntrinsics(const GpuTarget &target, StringRef lhs,

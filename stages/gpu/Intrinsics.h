@@ -43,9 +43,9 @@ const Intrinsic *lookupIntrinsic(StringRef name);
 /// name that does not follow IREE's spelling.
 Expected<Intrinsic> parseIntrinsicName(StringRef name);
 
-/// The reference's compatibility rule: A and B types equal the LHS and RHS
-/// element types; the result type equals the accumulator, except that f16 or
-/// bf16 inputs with an f32 accumulator also accept a result of the input type.
+/// IREE's compatibility rule (GPUHeuristics.cpp, canTargetIntrinsic with
+/// canUpcastAcc): A and B types equal the LHS and RHS element types; the
+/// result type equals the accumulator or is a wider float type.
 bool isCompatible(const Intrinsic &intrinsic, StringRef lhs, StringRef rhs, StringRef acc);
 
 /// The target's intrinsics compatible with the operand types, plus the

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/gpu/Candidates.h"
+#include "stages/gpu/LoadDistribution.h"
 
 #include "stages/support/FileUtil.h"
 
@@ -97,9 +98,47 @@ int64_t bytesOf(const Problem &problem, unsigned operand) {
 // VectorDistribute, contraction and nhwc_hwcf convolution.
 //===----------------------------------------------------------------------===//
 
-Space buildVectorDistribute(const Problem &problem, const GpuTarget &target,
-                            const GpuSearchOptions &options, const GemmDims &dims,
-                            const Intrinsic &mma, bool isConv) {
+/// The promoted read of `operand` as a tile [outer, inner] over the tile
+/// expressions of `tiled` loops (all other loops tile to 1). Each result of
+/// the operand's map spans 1 + sum(coeff * (tile - 1)) elements, so a conv
+/// input dim "d2 * 2 + d5" spans 2 * (m - 1) + 1. std::nullopt when the map
+/// is not a sum of loop terms or more than two dims of the tile exceed 1
+/// (the formula covers two; no VD space is built for such layouts).
+std::optional<std::pair<Expr, Expr>> promotedReadTile(Model &md, const Problem &problem,
+                                                      unsigned operand,
+                                                      ArrayRef<std::pair<unsigned, Expr>> tiled) {
+  if (operand >= problem.indexingMaps.size())
+    return std::nullopt;
+  std::optional<SmallVector<MapTerms>> results = parseMapTerms(problem.indexingMaps[operand]);
+  if (!results || results->empty())
+    return std::nullopt;
+  SmallVector<Expr> outer;
+  Expr inner = md.c(1);
+  for (auto [index, terms] : llvm::enumerate(*results)) {
+    std::optional<Expr> extent;
+    for (auto [loop, coeff] : terms) {
+      const auto *it = llvm::find_if(tiled, [&](const auto &t) { return t.first == loop; });
+      if (it == tiled.end())
+        continue;
+      if (extent)
+        return std::nullopt; // Two tiled loops in one dim: not modelled.
+      extent = coeff == 1 ? it->second
+                          : md.add(md.mul(md.c(coeff), md.sub(it->second, md.c(1))), md.c(1));
+    }
+    bool last = index + 1 == results->size();
+    if (last)
+      inner = extent ? *extent : md.c(1);
+    else if (extent)
+      outer.push_back(*extent);
+  }
+  if (outer.size() > 1)
+    return std::nullopt;
+  return std::make_pair(outer.empty() ? md.c(1) : outer.front(), inner);
+}
+
+std::optional<Space> buildVectorDistribute(const Problem &problem, const GpuTarget &target,
+                                           const GpuSearchOptions &options, const GemmDims &dims,
+                                           const Intrinsic &mma, bool isConv) {
   Space space;
   space.label = "vector_distribute/" + mma.name;
   Model &md = space.model;
@@ -119,13 +158,21 @@ Space buildVectorDistribute(const Problem &problem, const GpuTarget &target,
   md.define(nT, md.div(n, md.mul(sgN, cMn)));
   Expr kT = md.addVar("sg_k_tcnt", 1, kMaxCount, false);
   md.define(kT, md.div(k, cK));
+  // IREE's VectorDistribute workgroup is 1-D: [threads, 1, 1]
+  // (LLVMGPUConstraintGenerator.cpp, emitVectorDistributeConstraints,
+  // "wg_size_x == total_threads"; KernelConfig.cpp sets the same).
   Expr wgX = md.addVar("wg_x", 1, target.maxThreadsPerWorkgroup, false);
-  md.define(wgX, md.mul(md.c(sgSize), sgN));
-  Expr wgY = md.addVar("wg_y", 1, target.maxThreadsPerWorkgroup, false);
-  md.define(wgY, sgM);
+  md.define(wgX, md.mul(md.mul(md.c(sgSize), sgM), sgN));
+  Expr wgY = md.addVar("wg_y", 1, 1, false);
+  md.define(wgY, md.c(1));
   Expr wgZ = md.addVar("wg_z", 1, 1, false);
   md.define(wgZ, md.c(1));
-  Expr threads = md.addVar("wg_threads", 1, target.maxThreadsPerWorkgroup, false);
+  // Whole subgroups only; the explicit domain also keeps the nonlinear
+  // load rule below small enough for the Z3 engines to take as a table.
+  SmallVector<int64_t> threadCounts;
+  for (int64_t t = sgSize; t <= target.maxThreadsPerWorkgroup; t += sgSize)
+    threadCounts.push_back(t);
+  Expr threads = md.addVarIn("wg_threads", threadCounts, false);
   md.define(threads, md.mul(md.mul(wgX, wgY), wgZ));
 
   md.require(md.divides(m, md.c(sizeM)), "M % m == 0");
@@ -134,14 +181,27 @@ Space buildVectorDistribute(const Problem &problem, const GpuTarget &target,
   md.require(md.eq(m, md.mul(md.mul(sgM, mT), cMn)), "m == sg_m_cnt * sg_m_tcnt * intrinsic_mn");
   md.require(md.eq(n, md.mul(md.mul(sgN, nT), cMn)), "n == sg_n_cnt * sg_n_tcnt * intrinsic_mn");
   md.require(md.eq(k, md.mul(kT, cK)), "k == sg_k_tcnt * intrinsic_k");
-  md.require(md.eq(wgX, md.mul(md.c(sgSize), sgN)), "wg_x == subgroup_size * sg_n_cnt");
-  md.require(md.eq(wgY, sgM), "wg_y == sg_m_cnt");
+  md.require(md.eq(wgX, md.mul(md.mul(md.c(sgSize), sgM), sgN)),
+             "wg_x == subgroup_size * sg_m_cnt * sg_n_cnt");
+  md.require(md.eq(wgY, md.c(1)), "wg_y == 1");
   md.require(md.eq(wgZ, md.c(1)), "wg_z == 1");
   md.require(md.eq(threads, md.mul(md.mul(wgX, wgY), wgZ)), "wg_threads == wg_x * wg_y * wg_z");
   md.require(md.lor(md.le(wgX, n), md.le(wgX, m)), "wg_x <= n or wg_x <= m");
   md.require(md.divides(cMn, k), "k % intrinsic_mn == 0");
   md.require(md.divides(threads, md.mul(k, n)), "(k * n) % wg_threads == 0");
   md.require(md.divides(threads, md.mul(k, m)), "(k * m) % wg_threads == 0");
+  // The exact rule behind IREE's "failed to derive layout for promoted
+  // read-like op" (LoadDistribution.h), per promoted operand.
+  SmallVector<std::pair<unsigned, Expr>> tiled = {
+      {dims.m.back(), m}, {dims.n.back(), n}, {dims.k.back(), k}};
+  for (unsigned operand : {0u, 1u}) {
+    std::optional<std::pair<Expr, Expr>> tile = promotedReadTile(md, problem, operand, tiled);
+    int64_t bits = 8 * bytesOf(problem, operand);
+    if (!tile || bits <= 0)
+      return std::nullopt;
+    md.require(promotedReadDistributes(md, tile->first, tile->second, threads, bits),
+               "operand " + std::to_string(operand) + " tile loads distribute over the threads");
+  }
   Expr lds = md.add(md.mul(md.c(bytesOf(problem, 0)), md.mul(m, k)),
                     md.mul(md.c(bytesOf(problem, 1)), md.mul(n, k)));
   md.require(md.le(lds, md.c(target.maxWorkgroupMemoryBytes)), "shared memory of A and B tiles");
@@ -574,7 +634,8 @@ Expected<std::vector<Space>> convolutionSpaces(const Problem &problem, const Gpu
     dims.sizes.assign(problem.loopRanges.begin(), problem.loopRanges.end());
     dims.numLoops = 7;
     for (const Intrinsic *in : intrinsics)
-      spaces.push_back(buildVectorDistribute(problem, target, options, dims, *in, true));
+      if (std::optional<Space> space = buildVectorDistribute(problem, target, options, dims, *in, true))
+        spaces.push_back(std::move(*space));
     return spaces;
   }
   // IGEMM: loops (batch, output image..., output channel..., K) with K the
@@ -645,7 +706,9 @@ Expected<std::vector<Space>> buildSpaces(const Problem &problem, const GpuTarget
       if (in->m != in->n)
         continue; // The reference's systems use one intrinsic_mn.
       if (pipeline == Pipeline::VectorDistribute) {
-        spaces.push_back(buildVectorDistribute(problem, target, options, *dims, *in, false));
+        if (std::optional<Space> space =
+                buildVectorDistribute(problem, target, options, *dims, *in, false))
+          spaces.push_back(std::move(*space));
         continue;
       }
       TileAndFuseShape shape;

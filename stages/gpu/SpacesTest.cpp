@@ -1,6 +1,7 @@
 //===- SpacesTest.cpp - Constraint systems, engines and the checker -------===//
 #include "stages/gpu/Candidates.h"
 #include "stages/gpu/Checker.h"
+#include "stages/gpu/LoadDistribution.h"
 #include "stages/gpu/Problems.h"
 
 #include <gtest/gtest.h>
@@ -58,17 +59,46 @@ TEST(Spaces, AttentionSolutionsPassTheChecker) {
 }
 
 TEST(Spaces, VectorDistributeHandCount) {
-  // 64x64x16 f16 -> f32 on gfx942 (subgroup 64).
+  // 64x64x16 f16 -> f32 on gfx942 (subgroup 64), workgroup [threads, 1, 1].
   // MFMA_F32_32x32x8_F16: k must be a multiple of 32 but K = 16: none.
   // MFMA_F32_16x16x16_F16: k = 16; m, n in {16, 32, 64}.
-  //   wg_x = 64 * sg_n must be <= m or <= n, so sg_n = 1 and m or n is 64.
-  //   threads = 64 * sg_m must divide 16*m and 16*n, and sg_m divides m/16.
-  //   m = 64: sg_m in {1, 2, 4} (divides 4; 16*n/64 = n/4 >= 4 takes all
-  //           three for every n), n in {16, 32, 64}:                  9
-  //   m = 32, n = 64: sg_m in {1, 2}:                                   2
-  //   m = 16, n = 64: sg_m = 1:                                         1
-  // Total 12.
-  EXPECT_EQ(configsOf(makeMatmul(64, 64, 16), Pipeline::VectorDistribute).size(), 12u);
+  //   threads = 64 * sg_m * sg_n must be <= m or <= n, so one subgroup and
+  //   m or n is 64: (64, 16), (64, 32), (64, 64), (16, 64), (32, 64).
+  //   Every [m, 16] and [n, 16] tile loads over 64 threads (e.g. [16, 16]:
+  //   4-element pieces, 4 threads per row, 16 rows).
+  // Total 5.
+  EXPECT_EQ(configsOf(makeMatmul(64, 64, 16), Pipeline::VectorDistribute).size(), 5u);
+}
+
+TEST(Spaces, VectorDistributeLoadsDistribute) {
+  // 96x256x256 f16, MFMA_F32_16x16x16_F16: m = 48, n = 256, k = 64 on 1 x 4
+  // subgroups (256 threads) meets every divisibility rule of IREE's own
+  // constraints, but the [48, 64] LHS tile is [48, 8] pieces of 8: 8
+  // threads per row leave 32, and 48 rows neither divide nor are divided by
+  // 32, so IREE fails with "failed to derive layout for promoted read-like
+  // op". It is not emitted, and the checker names the rule.
+  Problem p = makeMatmul(96, 256, 256);
+  std::vector<GpuConfig> configs = configsOf(p, Pipeline::VectorDistribute);
+  ASSERT_FALSE(configs.empty());
+  const GpuConfig *base = nullptr;
+  for (const GpuConfig &c : configs) {
+    EXPECT_EQ(c.workgroupSize[1], 1);
+    EXPECT_TRUE(promotedReadDistributes({c.tileM, c.tileK}, c.workgroupSize[0], 16));
+    EXPECT_FALSE(c.tileM == 48 && c.tileN == 256 && c.tileK == 64 && c.sgNCount == 4);
+    if (c.mma->m == 16)
+      base = &c;
+  }
+  ASSERT_NE(base, nullptr);
+  GpuConfig bad = *base;
+  bad.workgroup = {48, 256, 0};
+  bad.reduction = {0, 0, 64};
+  bad.basisCounts = {1, 4, 1};
+  bad.workgroupSize = {256, 1, 1};
+  bad.sgMCount = 1, bad.sgNCount = 4;
+  bad.tileM = 48, bad.tileN = 256, bad.tileK = 64;
+  Error e = checkConfig(p, gfx942(), bad);
+  ASSERT_TRUE(bool(e));
+  EXPECT_NE(toString(std::move(e)).find("promoted operand 0"), std::string::npos);
 }
 
 TEST(Spaces, TileAndFuseHandCount) {

@@ -9,6 +9,9 @@
 
 #include "stages/support/FileUtil.h"
 
+#include "llvm/ADT/STLExtras.h"
+
+#include <algorithm>
 #include <z3++.h>
 
 namespace retune::gpu {
@@ -30,8 +33,91 @@ public:
     for (auto [index, var] : llvm::enumerate(model.vars()))
       solver.add(domain(index));
     for (const Model::Constraint &constraint : model.constraints()) {
-      lowered.push_back(lower(constraint.expr));
+      lowered.push_back(lowerConstraint(constraint.expr));
       solver.add(lowered.back());
+    }
+  }
+
+  /// Most constraints go to Z3 as they are. One that divides by a
+  /// variable (e.g. the promoted-load rule, LoadDistribution.h) is
+  /// nonlinear, and Z3 takes minutes on a few of them; when its variables
+  /// have a small joint domain it goes to Z3 as the table of the tuples
+  /// that satisfy it, evaluated in C++ (the same semantics as the lattice
+  /// engine: a division by zero makes a tuple fail).
+  z3::expr lowerConstraint(Expr e) {
+    SmallVector<unsigned> used;
+    collectVars(e, used);
+    llvm::sort(used);
+    used.erase(std::unique(used.begin(), used.end()), used.end());
+    if (!dividesByVariable(e) || used.empty() || jointDomainSize(used) > kMaxTableRows)
+      return lower(e);
+    SmallVector<int64_t> values(model.vars().size(), 0);
+    z3::expr_vector rows(ctx);
+    tabulate(e, used, 0, values, rows);
+    return rows.empty() ? ctx.bool_val(false) : z3::mk_or(rows);
+  }
+
+  static constexpr uint64_t kMaxTableRows = 1 << 14;
+
+  void collectVars(Expr e, SmallVector<unsigned> &out) const {
+    const Model::Node &n = model.nodes()[e.id];
+    if (n.op == Model::Op::Var) {
+      out.push_back(static_cast<unsigned>(n.value));
+      return;
+    }
+    if (n.lhs >= 0)
+      collectVars(Expr{n.lhs}, out);
+    if (n.rhs >= 0)
+      collectVars(Expr{n.rhs}, out);
+  }
+
+  bool dividesByVariable(Expr e) const {
+    const Model::Node &n = model.nodes()[e.id];
+    if ((n.op == Model::Op::Div || n.op == Model::Op::Mod) &&
+        model.lastVar(Expr{n.rhs}) >= 0)
+      return true;
+    return (n.lhs >= 0 && dividesByVariable(Expr{n.lhs})) ||
+           (n.rhs >= 0 && dividesByVariable(Expr{n.rhs}));
+  }
+
+  SmallVector<int64_t> domainOf(unsigned index) const {
+    const Model::Var &var = model.vars()[index];
+    if (!var.values.empty())
+      return var.values;
+    SmallVector<int64_t> out;
+    for (int64_t v = var.lo; v <= var.hi; ++v)
+      out.push_back(v);
+    return out;
+  }
+
+  uint64_t jointDomainSize(ArrayRef<unsigned> used) const {
+    uint64_t size = 1;
+    for (unsigned index : used) {
+      const Model::Var &var = model.vars()[index];
+      uint64_t count = var.values.empty() ? static_cast<uint64_t>(var.hi - var.lo + 1)
+                                          : var.values.size();
+      size *= std::max<uint64_t>(count, 1);
+      if (size > kMaxTableRows)
+        return size;
+    }
+    return size;
+  }
+
+  void tabulate(Expr e, ArrayRef<unsigned> used, size_t pos, SmallVector<int64_t> &values,
+                z3::expr_vector &rows) {
+    if (pos == used.size()) {
+      bool poisoned = false;
+      if (!model.eval(e, values, poisoned) || poisoned)
+        return;
+      z3::expr row = ctx.bool_val(true);
+      for (unsigned index : used)
+        row = row && vars[index] == ctx.int_val(values[index]);
+      rows.push_back(row);
+      return;
+    }
+    for (int64_t value : domainOf(used[pos])) {
+      values[used[pos]] = value;
+      tabulate(e, used, pos + 1, values, rows);
     }
   }
 
