@@ -15,12 +15,14 @@
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
 
 #include <fmt/format.h>
 #include <map>
+#include <optional>
 
 using namespace llvm;
 using namespace retune;
@@ -375,6 +377,27 @@ void printTable(const RunReport &run) {
              compile.stepCount, bench.cachedCount, bench.stepCount);
 }
 
+/// The iree backend's model-level flag choice (flags/chosen.json), for the
+/// summary and the console: which flags every later step used and why.
+std::optional<json::Object> compileFlagsSummary() {
+  std::string path = at("flags/chosen.json");
+  if (!sys::fs::exists(path))
+    return std::nullopt;
+  Expected<json::Value> record = readJsonFile(path, "retune.flags/1");
+  if (!record) {
+    errs() << "retune-report: warning: " << toString(record.takeError())
+           << "\n";
+    return std::nullopt;
+  }
+  const json::Object &choice = *record->getAsObject();
+  json::Array chosen;
+  if (const json::Array *list = choice.getArray("chosen"))
+    chosen = *list;
+  std::string reason = choice.getString("reason").value_or("").str();
+  fmt::print("compile flags: {}\n", reason);
+  return json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
+}
+
 Error run() {
   Expected<DispatchIndex> index = readRecord<DispatchIndex>(
       at("dispatches/index.json"), schema::kDispatches, dispatchIndexFromJson);
@@ -415,6 +438,8 @@ Error run() {
   }
 
   json::Object summary = summaryJson(run, std::move(dispatches), modelObject);
+  if (std::optional<json::Object> flags = compileFlagsSummary())
+    summary["compile_flags"] = std::move(*flags);
   std::string reportDir = sys::path::parent_path(at(outputPath)).str();
   std::string historyDir = reportDir + "/history";
   json::Value summaryValue(std::move(summary));

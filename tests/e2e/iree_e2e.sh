@@ -2,23 +2,10 @@
 # End-to-end test of the iree backend: real `retune plan` + `ninja tune` on
 # examples/iree-fakes with the fake IREE tools (tests/fakes) first on PATH.
 # usage: iree_e2e.sh <tool dir> <fakes bin dir> <example dir> <scratch dir>
-set -u
-tools=$(cd "$1" && pwd)
 fakes=$(cd "$2" && pwd)
 example=$3
-work=$4
-retune=$tools/retune
+. "$(dirname "$0")/common.sh" "$1" "$4"
 export PATH=$fakes:$PATH
-failures=0
-
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
-expect_contains() { # <text> <needle> <what>
-  if grep -qF -- "$2" <<<"$1"; then pass "$3"; else fail "$3: no '$2' in:"; echo "$1" | tail -20; fi
-}
-json_field() { # <file> <python expression on d>
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 
 rm -rf "$work" && mkdir -p "$work"
 repo=$work/repo

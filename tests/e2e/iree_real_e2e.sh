@@ -4,13 +4,9 @@
 # through llvm-cpu on this CPU, and ROCm (gfx942) candidates compiled for
 # real. Exits 77 (skipped) when IREE is not installed.
 # usage: iree_real_e2e.sh <tool dir> <source dir> <scratch dir>
-set -u
-tools=$(cd "$1" && pwd)
 source_dir=$(cd "$2" && pwd)
-work=$3
-retune=$tools/retune
+. "$(dirname "$0")/common.sh" "$1" "$3"
 venv=$source_dir/.venv
-failures=0
 
 if [ ! -x "$venv/bin/iree-compile" ]; then
   echo "SKIP: real IREE is not installed in $venv (scripts/setup.sh installs it)"
@@ -19,14 +15,6 @@ fi
 # Only the project's .venv provides IREE: no fakes, no other installation.
 export PATH=/usr/local/bin:/usr/bin:/bin
 
-fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
-pass() { echo "ok: $*"; }
-expect_contains() { # <text> <needle> <what>
-  if grep -qF -- "$2" <<<"$1"; then pass "$3"; else fail "$3: no '$2' in:"; echo "$1" | tail -20; fi
-}
-json_field() { # <file> <python expression on d>
-  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
-}
 # Status counts of every compile record of a build directory.
 compile_statuses() {
   python3 - "$1" <<'PY'
@@ -107,6 +95,8 @@ ninja -C "$rocm/build" candidates >/dev/null 2>&1 || fail "ninja candidates (roc
 ninja -C "$rocm/build" compiled >/dev/null 2>&1 || fail "ninja compiled (rocm)"
 statuses=$(compile_statuses "$rocm/build")
 expect_contains "$statuses" "ok=" "gfx942 candidates compiled: $statuses"
+[[ "$statuses" != *compile_error* ]] && pass "every gfx942 candidate compiles" \
+  || fail "gfx942 compile errors: $statuses"
 if grep -l "expected attribute value\|unknown pipeline\|expected '>'" "$rocm"/build/artifacts/*/*.log >/dev/null 2>&1; then
   fail "a spec is spelled wrong for 3.13"
 else

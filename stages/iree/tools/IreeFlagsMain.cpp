@@ -8,10 +8,8 @@
 // is a recorded outcome, never an error.
 //
 //===----------------------------------------------------------------------===//
-#include "stages/iree/IreeRun.h"
 #include "stages/iree/ModelFlags.h"
-#include "stages/iree/ModelSignature.h"
-#include "stages/iree/OutputCheck.h"
+#include "stages/iree/tools/ModelRun.h"
 #include "stages/iree/tools/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
@@ -24,9 +22,6 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> modelPath("model", cl::Required,
-                                      cl::desc("the model"),
-                                      cl::cat(tools::category()));
 static cl::opt<std::string> setsPath("sets", cl::Required,
                                      cl::desc("flags/sets.json"),
                                      cl::cat(tools::category()));
@@ -36,83 +31,30 @@ static cl::opt<std::string> outputPath("output", cl::Required,
 static cl::opt<std::string> flagsFile("flags-file", cl::Required,
                                       cl::desc("compile_flags.txt to write"),
                                       cl::cat(tools::category()));
-static cl::opt<std::string> workDir("work-dir", cl::Required,
-                                    cl::desc("directory for the builds"),
-                                    cl::cat(tools::category()));
-static cl::opt<std::string> device("device", cl::init("local-sync"),
-                                   cl::desc("device URI"),
-                                   cl::cat(tools::category()));
-static cl::opt<std::string> entry("entry", cl::desc("function to benchmark"),
-                                  cl::cat(tools::category()));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(5),
-                                     cl::cat(tools::category()));
-static cl::opt<unsigned> rounds("rounds", cl::init(3),
-                                cl::desc("default/flag-set alternations"),
-                                cl::cat(tools::category()));
 static cl::opt<double> margin("margin", cl::init(0.02),
                               cl::desc("a set must beat the default by this"),
                               cl::cat(tools::category()));
-static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(600),
-                                        cl::cat(tools::category()));
-static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
-                                      cl::cat(tools::category()));
 
 namespace {
 
-std::string inWork(const Twine &name) {
-  return (Twine(workDir.getValue()) + "/" + name).str();
-}
-
-CompileRecord compileWith(const IreeTools &ireeTools, ArrayRef<std::string> extra,
-                          StringRef tag) {
-  CompileRequest request;
-  request.input = modelPath;
-  request.vmfbPath = inWork(tag + ".vmfb");
-  request.logPath = inWork(tag + ".compile.log");
-  request.flags = tools::compileFlags();
-  request.flags.insert(request.flags.end(), extra.begin(), extra.end());
-  request.fromExecutableSources = false;
-  request.timeoutSeconds = compileTimeout;
-  return compileCandidate(ireeTools, request);
-}
-
 /// Measures one flag set against the default build (tag "default").
-FlagSetOutcome measureSet(const IreeTools &ireeTools, const FlagSet &flags,
-                          StringRef tag, const ModelInvocation &invocation,
-                          const std::optional<RunRequest> &reference) {
+FlagSetOutcome measureSet(const tools::ModelRunner &runner, const FlagSet &flags,
+                          StringRef tag) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
-  CompileRecord compiled = compileWith(ireeTools, flags, tag);
+  CompileRecord compiled = runner.compile(tag, "", flags);
   if (compiled.status != Status::Ok) {
     outcome.status = compiled.status;
     outcome.message = compiled.message;
     return outcome;
   }
-  if (reference) {
-    RunRequest run = *reference;
-    run.vmfbPath = inWork(tag + ".vmfb");
-    run.logPath = inWork(tag + ".run.log");
-    OutputCheck check = checkOutputs(ireeTools, run, inWork("reference.npy"));
-    if (check.status != Status::Ok) {
-      outcome.status = check.status;
-      outcome.message = check.message;
-      return outcome;
-    }
+  OutputCheck check = runner.check(tag);
+  if (check.status != Status::Ok) {
+    outcome.status = check.status;
+    outcome.message = check.message;
+    return outcome;
   }
-  auto request = [&](StringRef name) {
-    BenchRequest r;
-    r.vmfbPath = inWork(name + ".vmfb");
-    r.device = device;
-    r.repetitions = repetitions;
-    r.function = invocation.function;
-    r.flags = invocation.flags;
-    r.jsonPath = inWork(name + ".bench.json");
-    r.logPath = inWork(name + ".bench.log");
-    r.timeoutSeconds = benchTimeout;
-    return r;
-  };
-  InterleavedOutcome timed = benchInterleaved(
-      ireeTools, request("default"), request(tag), rounds);
+  InterleavedOutcome timed = runner.timeAgainst("default", tag);
   for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
     if (side->status != Status::Ok || side->samplesUs.empty()) {
       outcome.status = side->status == Status::Ok ? Status::BenchError
@@ -132,38 +74,25 @@ Error run() {
   Expected<std::vector<FlagSet>> sets = flagSetsFromJson(*setsJson);
   if (!sets)
     return makeError(setsPath + ": " + toString(sets.takeError()));
-  Expected<IreeTools> ireeTools = tools::toolsFromOptions(workDir);
+  Expected<IreeTools> ireeTools =
+      tools::toolsFromOptions(tools::workDirectory());
   if (!ireeTools)
     return ireeTools.takeError();
-  Expected<ModelInvocation> invocation =
-      resolveModelInvocation(modelPath, entry, tools::benchFlags());
-  if (!invocation)
-    return invocation.takeError();
-  CompileRecord base = compileWith(*ireeTools, {}, "default");
+  Expected<tools::ModelRunner> runner = tools::ModelRunner::create(*ireeTools);
+  if (!runner)
+    return runner.takeError();
+  CompileRecord base = runner->compile("default", "");
   if (base.status != Status::Ok)
-    return makeError(modelPath + ": the model does not compile with the "
-                                 "default flags (fix [iree] compile_flags): " +
+    return makeError(tools::modelFile() +
+                     ": the model does not compile with the default flags "
+                     "(fix [iree] compile_flags): " +
                      base.message);
   // The default build's results on seeded inputs: every set must match.
-  std::optional<RunRequest> reference;
-  if (!ireeTools->run.empty()) {
-    Expected<std::vector<std::string>> seeded =
-        seedInputs(invocation->flags, workDir, /*seed=*/1);
-    if (!seeded)
-      return seeded.takeError();
-    std::vector<std::string> inputs;
-    for (const std::string &flag : *seeded)
-      if (StringRef(flag).starts_with("--input"))
-        inputs.push_back(flag);
-    reference = RunRequest{inWork("default.vmfb"), device, invocation->function,
-                           inputs, inWork("default.run.log"), benchTimeout};
-    if (Error err = writeReference(*ireeTools, *reference, inWork("reference.npy")))
-      return err;
-  }
+  if (Error err = runner->makeReference("default"))
+    return err;
   FlagChoice choice;
   for (auto [k, set] : enumerate(*sets))
-    choice.sets.push_back(measureSet(*ireeTools, set, formatv("set{0}", k).str(),
-                                     *invocation, reference));
+    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str()));
   for (const FlagSetOutcome &o : choice.sets)
     if (o.status == Status::Ok && o.ratio > 0) {
       choice.defaultMedianSeconds = o.medianSeconds / o.ratio;

@@ -17,6 +17,7 @@
 #include "stages/iree/IreeSpec.h"
 #include "stages/iree/ModelSignature.h"
 #include "stages/iree/OutputCheck.h"
+#include "stages/iree/tools/ModelRun.h"
 #include "stages/iree/tools/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
@@ -35,130 +36,32 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> modelPath("model", cl::Required,
-                                      cl::desc("the model"),
-                                      cl::cat(tools::category()));
 static cl::opt<std::string> linkedPath("linked", cl::Required,
                                        cl::desc("spec/linked.mlir"),
                                        cl::cat(tools::category()));
 static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
                                         cl::desc("<best/<id>.json>..."),
                                         cl::cat(tools::category()));
-static cl::opt<std::string> workDir("work-dir", cl::Required,
-                                    cl::desc("directory for model builds"),
-                                    cl::cat(tools::category()));
 static cl::opt<std::string> finalSpec("final-spec", cl::Required,
                                       cl::desc("tuning spec to write"),
                                       cl::cat(tools::category()));
 static cl::opt<std::string> outputPath("output", cl::Required,
                                        cl::desc("model result record"),
                                        cl::cat(tools::category()));
-static cl::opt<std::string> device("device", cl::init("hip://0"),
-                                   cl::desc("device URI"),
-                                   cl::cat(tools::category()));
-static cl::opt<std::string> entry("entry",
-                                  cl::desc("function to benchmark (--function)"),
-                                  cl::cat(tools::category()));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(5),
-                                     cl::cat(tools::category()));
-static cl::opt<unsigned> rounds("rounds", cl::init(3),
-                                cl::desc("baseline/tuned alternations"),
-                                cl::cat(tools::category()));
 static cl::opt<unsigned>
     inModel("in-model", cl::init(3),
             cl::desc("per dispatch, measure this many of its fastest "
                      "candidates alone in the whole model and keep the one "
                      "the model runs fastest with (0: the dispatch's winner)"),
             cl::cat(tools::category()));
-static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(120),
-                                        cl::cat(tools::category()));
-static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
-                                      cl::cat(tools::category()));
 
 namespace {
-
-std::string inWork(const Twine &name) {
-  return (Twine(workDir.getValue()) + "/" + name).str();
-}
-
-/// How the spec is passed depends on the target family; the model names no
-/// target, its compile flags do.
-std::string familyOfFlags(ArrayRef<std::string> flags) {
-  for (StringRef flag : flags)
-    if (flag.contains("llvm-cpu") || flag.ends_with("=local"))
-      return "cpu";
-  return "gpu";
-}
-
-CompileRecord compileModel(const IreeTools &ireeTools, StringRef spec,
-                           StringRef tag) {
-  CompileRequest request;
-  request.input = modelPath;
-  request.specPath = spec.str();
-  request.vmfbPath = inWork(tag + ".vmfb");
-  request.logPath = inWork(tag + ".compile.log");
-  request.flags = tools::compileFlags();
-  request.family = familyOfFlags(request.flags);
-  request.fromExecutableSources = false;
-  request.timeoutSeconds = compileTimeout;
-  return compileCandidate(ireeTools, request);
-}
-
-/// The function the model benchmark runs and its flags.
-ModelInvocation invocation;
-
-BenchRequest benchRequest(StringRef tag) {
-  BenchRequest request;
-  request.vmfbPath = inWork(tag + ".vmfb");
-  request.device = device;
-  request.repetitions = repetitions;
-  request.function = invocation.function;
-  request.flags = invocation.flags;
-  request.jsonPath = inWork(tag + ".bench.json");
-  request.logPath = inWork(tag + ".bench.log");
-  request.timeoutSeconds = benchTimeout;
-  return request;
-}
 
 json::Array toSeconds(ArrayRef<double> us) {
   json::Array seconds;
   for (double v : us)
     seconds.push_back(v * 1e-6);
   return seconds;
-}
-
-/// The baseline's results on seeded inputs, which every tuned module must
-/// reproduce; unset when this installation has no iree-run-module.
-struct Reference {
-  std::string path;
-  std::vector<std::string> inputFlags;
-};
-std::optional<Reference> reference;
-
-RunRequest runRequest(StringRef tag) {
-  return {inWork(tag + ".vmfb"), device, invocation.function,
-          reference ? reference->inputFlags : std::vector<std::string>(),
-          inWork(tag + ".run.log"), benchTimeout};
-}
-
-/// Runs the baseline on seeded inputs and keeps its results.
-Error makeReference(const IreeTools &ireeTools) {
-  if (ireeTools.run.empty()) {
-    errs() << "retune-iree-model: note: no iree-run-module beside "
-           << ireeTools.benchmark << "; tuned results are not checked\n";
-    return Error::success();
-  }
-  Expected<std::vector<std::string>> seeded =
-      seedInputs(invocation.flags, workDir, /*seed=*/1);
-  if (!seeded)
-    return seeded.takeError();
-  // Only the inputs: other benchmark flags are iree-benchmark-module's.
-  std::vector<std::string> inputs;
-  for (const std::string &flag : *seeded)
-    if (StringRef(flag).starts_with("--input"))
-      inputs.push_back(flag);
-  reference = Reference{inWork("reference.npy"), std::move(inputs)};
-  return writeReference(ireeTools, runRequest("baseline"), reference->path);
 }
 
 /// The model compiled and timed with one set of winners.
@@ -236,18 +139,18 @@ Expected<std::string> specFor(ArrayRef<Winner> some, bool isAll) {
   return linked->text;
 }
 
-Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
-                             StringRef tag, bool isAll,
+Expected<Attempt> tryWinners(const tools::ModelRunner &runner,
+                             ArrayRef<Winner> some, StringRef tag, bool isAll,
                              const CompileRecord &baseline) {
   Attempt attempt;
   Expected<std::string> text = specFor(some, isAll);
   if (!text)
     return text.takeError();
   attempt.specText = std::move(*text);
-  std::string specPath = inWork(tag + ".spec.mlir");
+  std::string specPath = tools::inWork(tag + ".spec.mlir");
   if (Error err = writeTuningSpec(specPath, attempt.specText))
     return std::move(err);
-  CompileRecord compiled = compileModel(ireeTools, specPath, tag);
+  CompileRecord compiled = runner.compile(tag, specPath);
   if (compiled.status != Status::Ok) {
     attempt.timed.tuned.status = compiled.status;
     attempt.timed.tuned.message = "compile with the spec: " + compiled.message;
@@ -261,16 +164,15 @@ Expected<Attempt> tryWinners(const IreeTools &ireeTools, ArrayRef<Winner> some,
                                   "module is byte-identical to the baseline's";
     return attempt;
   }
-  if (reference) {
-    OutputCheck check = checkOutputs(ireeTools, runRequest(tag), reference->path);
+  {
+    OutputCheck check = runner.check(tag);
     if (check.status != Status::Ok) {
       attempt.timed.tuned.status = check.status;
       attempt.timed.tuned.message = check.message;
       return attempt;
     }
   }
-  attempt.timed = benchInterleaved(ireeTools, benchRequest("baseline"),
-                                   benchRequest(tag), rounds);
+  attempt.timed = runner.timeAgainst("baseline", tag);
   return attempt;
 }
 
@@ -280,20 +182,19 @@ Error run() {
   Expected<std::vector<Winner>> linked = readWinners(selections);
   if (!linked)
     return linked.takeError();
-  Expected<IreeTools> ireeTools = tools::toolsFromOptions(workDir);
+  Expected<IreeTools> ireeTools = tools::toolsFromOptions(tools::workDirectory());
   if (!ireeTools)
     return ireeTools.takeError();
-  Expected<ModelInvocation> resolved =
-      resolveModelInvocation(modelPath, entry, tools::benchFlags());
-  if (!resolved)
-    return resolved.takeError();
-  invocation = std::move(*resolved);
-  CompileRecord baseline = compileModel(*ireeTools, "", "baseline");
+  Expected<tools::ModelRunner> runner = tools::ModelRunner::create(*ireeTools);
+  if (!runner)
+    return runner.takeError();
+  CompileRecord baseline = runner->compile("baseline", "");
   if (baseline.status != Status::Ok)
-    return makeError(modelPath + ": the model does not compile without a "
-                                 "spec (fix [iree] compile_flags): " +
+    return makeError(tools::modelFile() +
+                     ": the model does not compile without a spec (fix "
+                     "[iree] compile_flags): " +
                      baseline.message);
-  if (Error err = makeReference(*ireeTools))
+  if (Error err = runner->makeReference("baseline"))
     return err;
   std::map<std::string, Attempt> attempts;
   auto isLinked = [&](ArrayRef<Winner> some) {
@@ -301,7 +202,7 @@ Error run() {
   };
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     Expected<Attempt> attempt =
-        tryWinners(*ireeTools, some, tag, isLinked(some), baseline);
+        tryWinners(*runner, some, tag, isLinked(some), baseline);
     if (!attempt)
       return attempt.takeError();
     Trial trial{attempt->helps(), attempt->describe(), attempt->ratio()};
@@ -344,8 +245,8 @@ Error run() {
     kept.push_back(w.dispatch);
   json::Object result{
       {"schema", schema::kModel},
-      {"model", modelPath},
-      {"device", device},
+      {"model", tools::modelFile()},
+      {"device", tools::modelDevice()},
       {"status", toString(failed.status)},
       {"message", failed.message},
       {"decision", decision->text},
@@ -357,7 +258,8 @@ Error run() {
       {"winners_dropped", json::Array(decision->dropped)},
       {"in_model_trials", std::move(inModelTrials)},
       {"results_checked",
-       reference ? "against the baseline's on seeded inputs (iree-run-module)"
+       runner->checksResults()
+           ? "against the baseline's on seeded inputs (iree-run-module)"
                  : "no (iree-run-module not found)"},
       {"baseline_samples_s", toSeconds(timed.baseline.samplesUs)},
       {"tuned_samples_s", toSeconds(timed.tuned.samplesUs)},
