@@ -48,8 +48,9 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
   for (Value v : outsideValues)
     argTypes.push_back(v.getType());
   argTypes.push_back(init.getType()); // the destination
-  auto func = builder.create<func::FuncOp>(
-      loc, name, builder.getFunctionType(argTypes, {root->getResult(0).getType()}));
+  auto func = func::FuncOp::create(
+      builder, loc, name,
+      builder.getFunctionType(argTypes, {root->getResult(0).getType()}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
@@ -60,16 +61,15 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
   if (fill) {
     if (fillIsConstant)
       mapping.map(fillValue, builder.clone(*fillValue.getDefiningOp())->getResult(0));
-    Value filled = builder
-                       .create<linalg::FillOp>(loc, mapping.lookup(fillValue),
-                                               destination)
+    Value filled = linalg::FillOp::create(builder, loc,
+                                          mapping.lookup(fillValue), destination)
                        .getResult(0);
     mapping.map(init, filled);
   } else {
     mapping.map(init, destination);
   }
   Operation *clone = builder.clone(*root, mapping);
-  builder.create<func::ReturnOp>(loc, clone->getResults());
+  func::ReturnOp::create(builder, loc, clone->getResults());
   return module;
 }
 

@@ -394,7 +394,6 @@ std::optional<json::Object> compileFlagsSummary() {
   if (const json::Array *list = choice.getArray("chosen"))
     chosen = *list;
   std::string reason = choice.getString("reason").value_or("").str();
-  fmt::print("compile flags: {}\n", reason);
   return json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
 }
 
@@ -438,8 +437,13 @@ Error run() {
   }
 
   json::Object summary = summaryJson(run, std::move(dispatches), modelObject);
-  if (std::optional<json::Object> flags = compileFlagsSummary())
+  std::optional<json::Object> flags = compileFlagsSummary();
+  std::string flagsLine;
+  if (flags) {
+    flagsLine = "compile flags: " +
+                flags->getString("reason").value_or("").str();
     summary["compile_flags"] = std::move(*flags);
+  }
   std::string reportDir = sys::path::parent_path(at(outputPath)).str();
   std::string historyDir = reportDir + "/history";
   json::Value summaryValue(std::move(summary));
@@ -453,6 +457,8 @@ Error run() {
           writeFileIfChanged(reportDir + "/index.html", renderHtml(run)))
     return err;
   printTable(run);
+  if (!flagsLine.empty())
+    fmt::print("{}\n", flagsLine);
   return Error::success();
 }
 
