@@ -111,6 +111,7 @@ static Error runChild() {
                        std::chrono::steady_clock::now() - start)
                        .count();
   record.startedAt = startedAt;
+  record.slurm = slurmPlacementFromEnv();
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -122,6 +123,7 @@ static Error writeFailure(Status status, const Twine &message,
   record.message = message.str();
   record.seconds = seconds;
   record.startedAt = startedAt;
+  record.slurm = slurmPlacementFromEnv();
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -155,6 +157,8 @@ static bool replay(const ContentCache &cache, StringRef key) {
   record->cached = true;
   record->startedAt = unixSeconds();
   record->seconds = 0;
+  // The job replaying it, not the one that measured it.
+  record->slurm = slurmPlacementFromEnv();
   if (Error err = writeJsonFile(outputPath, toJson(*record))) {
     consumeError(std::move(err));
     return false;
