@@ -8,7 +8,7 @@
 # <dir>/dev): Slurm hands them out and sets CUDA_VISIBLE_DEVICES and
 # SLURM_STEP_GPUS as it would for real ones.
 
-slurm_packages=(munge slurm-wlm slurmctld slurmd slurm-client)
+slurm_packages=(munge slurmctld slurmd slurm-client)  # as in scripts/setup.sh
 
 # Installs what is missing; fails (the caller skips) where that cannot be done.
 slurm_install() {
