@@ -140,6 +140,21 @@ benches=$(grep -c "BENCH results" <<<"$out")
   && pass "the rerun redid only the cancelled bench" || { fail "$benches benches reran"; echo "$out"; }
 check_placements "$repo/build" >/dev/null && pass "the rerun bench also held one GPU" || fail "placements after the rerun"
 
+echo "== interrupting ninja (Ctrl-C) ends its Slurm jobs; the next run resumes"
+ninja -C "$repo/build" -t clean >/dev/null
+setsid ninja -C "$repo/build" tune >"$work/interrupted.log" 2>&1 &
+ninja_pid=$!
+slurm_wait_for '[ -n "$(squeue -h -t RUNNING -n retune-bench -o %A)" ]' 60 \
+  || fail "no bench job ran before the interrupt"
+kill -INT -- -"$ninja_pid"; wait "$ninja_pid"
+slurm_wait_for '[ -z "$(squeue -h -n retune-compile,retune-bench,retune-model -o %A)" ]' 5 \
+  && pass "no Slurm job of the interrupted run is left" \
+  || { fail "jobs left after the interrupt:"; squeue; }
+out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && [ -s "$repo/build/tuning_spec.mlir" ] && pass "the resumed run finishes" \
+  || { fail "resume exit $rc"; echo "$out" | tail -20; }
+grep -q "COMPILE" <<<"$out" && fail "the resumed run compiled again" || pass "finished compiles were kept"
+
 echo
 [ $failures -eq 0 ] && echo "all Slurm end-to-end checks passed" || echo "$failures Slurm end-to-end checks failed"
 exit $((failures > 0))
