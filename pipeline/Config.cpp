@@ -183,6 +183,32 @@ private:
 
 using TableParser = std::function<Error(TableReader &, TuneConfig &)>;
 
+/// `[cluster]`: where compile and bench steps run (docs/cluster.md).
+Error readClusterTable(TableReader &r, TuneConfig &c) {
+  ClusterConfig &k = c.cluster;
+  if (Error err = r.stringKey("kind", k.kind, {"local", "slurm"}))
+    return err;
+  for (auto [key, field] :
+       {std::pair<StringRef, std::string *>{"partition", &k.partition},
+        {"account", &k.account},
+        {"gres", &k.gres}})
+    if (Error err = r.stringKey(key, *field))
+      return err;
+  if (Error err = r.unsignedKey("cpus", k.cpus, 0, 100000))
+    return err;
+  if (Error err = r.unsignedKey("devices", k.devices, 1, 100000))
+    return err;
+  for (auto [key, field] :
+       {std::pair<StringRef, unsigned *>{"compile_time_min", &k.compileTimeMin},
+        {"bench_time_min", &k.benchTimeMin},
+        {"model_time_min", &k.modelTimeMin}})
+    if (Error err = r.unsignedKey(key, *field, 0, 525600))
+      return err;
+  if (Error err = r.stringListKey("compile_flags", k.compileFlags))
+    return err;
+  return r.stringListKey("bench_flags", k.benchFlags);
+}
+
 const std::map<std::string, TableParser> &tableParsers() {
   static const std::map<std::string, TableParser> parsers = {
       {"model",
@@ -265,6 +291,7 @@ const std::map<std::string, TableParser> &tableParsers() {
        [](TableReader &r, TuneConfig &c) -> Error {
          return r.realKey("margin", c.margin, 0, 0.9);
        }},
+      {"cluster", readClusterTable},
       {"cache",
        [](TableReader &r, TuneConfig &c) -> Error {
          return r.stringKey("dir", c.cacheDir);
@@ -330,6 +357,41 @@ Error checkBackendTables(const toml::table &root, StringRef path,
   return Error::success();
 }
 
+/// A GRES name goes into `--gres=<name>:1`; Slurm's own names are plain
+/// words. The iree backend's benches stay on their configured devices: its
+/// per-device baselines need one fixed GPU per pool, which GRES, handing
+/// out any free unit, does not give.
+Error checkClusterTable(const toml::table &root, StringRef path,
+                        const TuneConfig &config) {
+  const toml::table *cluster = root["cluster"].as_table();
+  if (!cluster || !config.cluster.isSlurm())
+    return Error::success();
+  StringRef gres = config.cluster.gres;
+  if (gres.find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") !=
+      StringRef::npos) {
+    const toml::node *node = cluster->get("gres");
+    return makeError(formatv("{0}:{1}: [cluster] gres must be a GRES name "
+                             "(letters, digits, '_', '-'), like \"gpu\"; "
+                             "got \"{2}\"",
+                             path, node ? lineOf(*node) : lineOf(*cluster),
+                             gres)
+                         .str());
+  }
+  if (config.backend != "mlir-cpu") {
+    const toml::node *kind = cluster->get("kind");
+    return makeError(formatv("{0}:{1}: [cluster] kind = \"slurm\" runs the "
+                             "mlir-cpu backend's steps; the {2} backend pins "
+                             "each bench to one configured device, which "
+                             "Slurm's GRES cannot; remove [cluster] or use "
+                             "kind = \"local\"",
+                             path, kind ? lineOf(*kind) : lineOf(*cluster),
+                             config.backend)
+                         .str());
+  }
+  return Error::success();
+}
+
 /// Relative paths in tune.toml are relative to tune.toml's folder; bare
 /// tool names (no '/') stay names.
 void resolveRelative(std::string &path, StringRef base, bool keepBareNames) {
@@ -385,6 +447,8 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
       return std::move(err);
   }
   if (Error err = checkBackendTables(root, path, config))
+    return std::move(err);
+  if (Error err = checkClusterTable(root, path, config))
     return std::move(err);
   if (config.modelPath.empty())
     return makeError(path + ": [model] path is required (the model file, "

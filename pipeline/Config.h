@@ -51,6 +51,29 @@ struct IreeConfig {
   unsigned dumpTimeout = 1800;
 };
 
+/// The `[cluster]` table: where compile and bench steps run. With kind
+/// "slurm" each such step is one `srun` (docs/cluster.md).
+struct ClusterConfig {
+  /// "local" (this machine) or "slurm".
+  std::string kind = "local";
+  /// sbatch/srun --partition and --account; empty: the cluster's default.
+  std::string partition, account;
+  /// The GRES a bench holds one unit of (`--gres=<gres>:1`).
+  std::string gres = "gpu";
+  /// How many compiles run at once (the allocation's CPUs); 0: [tune] jobs,
+  /// else this machine's cores.
+  unsigned cpus = 0;
+  /// How many benches run at once (the GRES units the allocation holds).
+  unsigned devices = 1;
+  /// Slurm time limits (--time, minutes) of one compile, bench and model
+  /// step; 0: derived from the [compile] and [bench] timeouts.
+  unsigned compileTimeMin = 0, benchTimeMin = 0, modelTimeMin = 0;
+  /// Further srun flags of compile and of bench/model steps.
+  std::vector<std::string> compileFlags, benchFlags;
+
+  bool isSlurm() const { return kind == "slurm"; }
+};
+
 struct TuneConfig {
   /// Absolute path of tune.toml itself.
   std::string configPath;
@@ -102,6 +125,9 @@ struct TuneConfig {
 
   // [select]
   double margin = 0.02;
+
+  // [cluster]
+  ClusterConfig cluster;
 
   // [iree] (backend "iree" only)
   IreeConfig iree;

@@ -209,4 +209,60 @@ TEST(ConfigTest, KeyLinesAreRemembered) {
   ASSERT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
   EXPECT_EQ(config->where("model.entry"), "/repo/tune.toml:4: ");
   EXPECT_EQ(config->where("cache.dir"), "/repo/tune.toml: ");
+TEST(ConfigTest, ClusterTable) {
+  Expected<TuneConfig> config = parseConfig(R"toml(
+[model]
+path = "model.mlir"
+[cluster]
+kind = "slurm"
+partition = "gpu nodes"
+account = "ml"
+gres = "cpubench"
+cpus = 64
+devices = 8
+compile_time_min = 3
+bench_time_min = 4
+model_time_min = 30
+compile_flags = ["--mem=4G"]
+bench_flags = ["--exclusive", "--constraint=mi300"]
+)toml",
+                                            "/repo/tune.toml");
+  ASSERT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
+  const ClusterConfig &k = config->cluster;
+  EXPECT_TRUE(k.isSlurm());
+  EXPECT_EQ(k.partition, "gpu nodes");
+  EXPECT_EQ(k.account, "ml");
+  EXPECT_EQ(k.gres, "cpubench");
+  EXPECT_EQ(k.cpus, 64u);
+  EXPECT_EQ(k.devices, 8u);
+  EXPECT_EQ(k.compileTimeMin, 3u);
+  EXPECT_EQ(k.benchTimeMin, 4u);
+  EXPECT_EQ(k.modelTimeMin, 30u);
+  EXPECT_EQ(k.compileFlags, (std::vector<std::string>{"--mem=4G"}));
+  EXPECT_EQ(k.benchFlags.size(), 2u);
+  // Without the table every step runs here.
+  Expected<TuneConfig> local =
+      parseConfig("[model]\npath = \"m.mlir\"\n", "/repo/tune.toml");
+  ASSERT_TRUE(static_cast<bool>(local));
+  EXPECT_FALSE(local->cluster.isSlurm());
+}
+
+TEST(ConfigTest, ClusterErrorsNameFileLineAndKey) {
+  std::string head = "[model]\npath = \"m.mlir\"\n[cluster]\n";
+  EXPECT_EQ(errorOf(head + "kind = \"pbs\"\n"),
+            "/repo/tune.toml:4: [cluster] kind must be one of: local, slurm");
+  EXPECT_EQ(errorOf(head + "kind = \"slurm\"\ndevices = 0\n"),
+            "/repo/tune.toml:5: [cluster] devices must be an integer from 1 "
+            "to 100000");
+  EXPECT_EQ(errorOf(head + "kind = \"slurm\"\ngres = \"gpu:2\"\n"),
+            "/repo/tune.toml:5: [cluster] gres must be a GRES name (letters, "
+            "digits, '_', '-'), like \"gpu\"; got \"gpu:2\"");
+  EXPECT_NE(errorOf(head + "kind = \"slurm\"\nnodes = 2\n")
+                .find("/repo/tune.toml:5: unknown key 'nodes' in [cluster]"),
+            std::string::npos);
+  EXPECT_NE(errorOf("[model]\npath = \"m.mlir\"\n[backend]\nkind = \"iree\"\n" +
+                    std::string("[cluster]\nkind = \"slurm\"\n"))
+                .find("/repo/tune.toml:6: [cluster] kind = \"slurm\" runs the "
+                      "mlir-cpu backend's steps"),
+            std::string::npos);
 }

@@ -1,6 +1,7 @@
 //===- Planner.cpp - tune.toml + what exists so far -> build.ninja --------===//
 #include "pipeline/Planner.h"
 
+#include "pipeline/ClusterPlan.h"
 #include "pipeline/IreePlan.h"
 #include "pipeline/NinjaWriter.h"
 #include "stages/cpu/CpuHost.h"
@@ -13,7 +14,6 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Threading.h"
 
 #include <optional>
 
@@ -166,12 +166,13 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p) {
   w.variable("backend", c.backend);
   if (c.backend == "iree")
     writeIreeHeader(w, c);
+  writeClusterHeader(w, c);
   w.blank();
-  unsigned jobs = c.jobs ? c.jobs : hardware_concurrency().compute_thread_count();
-  w.pool("compile", std::max(1u, jobs));
-  // The CPU is the device: one measurement at a time.
+  w.pool("compile", compilePoolDepth(c));
+  // The CPU is the device: one measurement at a time (on Slurm, one per
+  // GRES unit the allocation holds).
   if (c.backend != "iree")
-    w.pool("device_cpu", 1);
+    w.pool("device_cpu", benchPoolDepth(c));
   w.include(joinPath(p.rulesDir, "common.ninja"));
   w.include(joinPath(p.rulesDir, c.backend + ".ninja"));
   w.blank();

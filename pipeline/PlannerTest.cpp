@@ -140,6 +140,32 @@ TEST_F(PlannerTest, FullPlanHasOneCompileAndBenchPerCandidate) {
   expectGolden("plan_full.ninja", plan());
 }
 
+TEST_F(PlannerTest, SlurmPlanLaunchesCompilesAndBenchesThroughSrun) {
+  config.cluster.kind = "slurm";
+  config.cluster.partition = "tune";
+  config.cluster.account = "team's";
+  config.cluster.cpus = 16;
+  config.cluster.devices = 2;
+  config.cluster.benchFlags = {"--exclusive"};
+  config.threads = 2;
+  writeDispatches();
+  writeCandidates("aaaa", 2);
+  writeCandidates("bbbb", 1);
+  std::string manifest = planManifest(config, paths);
+  expectGolden("plan_slurm.ninja", manifest);
+  // The same graph as a local plan: only the launchers and pool depths differ.
+  config.cluster.kind = "local";
+  std::string local = planManifest(config, paths);
+  EXPECT_EQ(local.find("srun"), std::string::npos);
+  EXPECT_NE(local.find("pool device_cpu\n  depth = 1\n"), std::string::npos);
+  EXPECT_NE(manifest.find("pool device_cpu\n  depth = 2\n"), std::string::npos);
+  EXPECT_NE(manifest.find("pool compile\n  depth = 16\n"), std::string::npos);
+  auto edges = [](const std::string &text) {
+    return text.substr(text.find("include /rules/mlir-cpu.ninja"));
+  };
+  EXPECT_EQ(edges(manifest), edges(local));
+}
+
 TEST_F(PlannerTest, ColdDispatchesAreSkippedWithAReason) {
   config.minShare = 0.5;
   writeDispatches();

@@ -11,6 +11,7 @@ packages=(
   libz3-dev libtomlplusplus-dev libfmt-dev libgtest-dev
   zlib1g-dev libzstd-dev libopenblas-dev
   chromium
+  munge slurmctld slurmd slurm-client
 )
 
 missing=()

@@ -130,6 +130,7 @@ static Error runChild() {
   // Keyed from the start: a run killed right after this write finds the
   // measurement done.
   record.key = childKey;
+  record.slurm = slurmPlacementFromEnv();
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -159,6 +160,7 @@ static Error writeFailure(Status status, const Twine &message,
   // Keyed from the start: a run killed right after this write finds the
   // measurement done.
   record.key = childKey;
+  record.slurm = slurmPlacementFromEnv();
   return writeJsonFile(outputPath, toJson(record));
 }
 
@@ -193,6 +195,8 @@ static bool replay(const ContentCache &cache, StringRef key) {
   record->key = key.str();
   record->startedAt = unixSeconds();
   record->seconds = 0;
+  // The job replaying it, not the one that measured it.
+  record->slurm = slurmPlacementFromEnv();
   if (Error err = writeJsonFile(outputPath, toJson(*record))) {
     consumeError(std::move(err));
     return false;

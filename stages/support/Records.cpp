@@ -11,6 +11,7 @@
 #include <cmath>
 #include <limits>
 #include <set>
+#include <cstdlib>
 
 using namespace llvm;
 
@@ -397,7 +398,40 @@ Expected<CompileRecord> compileRecordFromJson(const json::Value &v) {
   return record;
 }
 
-json::Value toJson(const BenchRecord &record) {
+std::optional<SlurmPlacement> slurmPlacementFromEnv() {
+  auto env = [](const char *name) -> std::string {
+    const char *value = std::getenv(name);
+    return value ? value : "";
+  };
+  std::string job = env("SLURM_JOB_ID");
+  if (job.empty())
+    return std::nullopt;
+  std::string gpus = env("SLURM_STEP_GPUS");
+  return SlurmPlacement{job, env("SLURM_STEP_ID"), env("SLURMD_NODENAME"),
+                        gpus.empty() ? env("SLURM_JOB_GPUS") : gpus,
+                        env("CUDA_VISIBLE_DEVICES")};
+}
+
+static json::Value toJson(const SlurmPlacement &p) {
+  return json::Object{{"job_id", p.jobId},
+                      {"step_id", p.stepId},
+                      {"node", p.node},
+                      {"gpus", p.gpus},
+                      {"cuda_visible_devices", p.visibleDevices}};
+}
+
+static std::optional<SlurmPlacement> slurmPlacementFromJson(const json::Value *v) {
+  const json::Object *object = v ? v->getAsObject() : nullptr;
+  if (!object)
+    return std::nullopt;
+  auto field = [&](StringRef key) {
+    return object->getString(key).value_or("").str();
+  };
+  return SlurmPlacement{field("job_id"), field("step_id"), field("node"),
+                        field("gpus"), field("cuda_visible_devices")};
+}
+
+static json::Value toJsonWithoutPlacement(const BenchRecord &record) {
   return json::Object{{"schema", schema::kBench},
                       {"status", toString(record.status)},
                       {"message", record.message},
@@ -415,6 +449,14 @@ json::Value toJson(const BenchRecord &record) {
                       {"disturbed", record.disturbed},
                       {"samples_s", toArray(record.samples)},
                       {"baseline_samples_s", toArray(record.baselineSamples)}};
+}
+
+json::Value toJson(const BenchRecord &record) {
+  json::Value value = toJsonWithoutPlacement(record);
+  // Only Slurm steps carry it: local records keep their bytes.
+  if (record.slurm)
+    value.getAsObject()->try_emplace("slurm", toJson(*record.slurm));
+  return value;
 }
 
 Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
@@ -437,6 +479,8 @@ Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
   record.loadAverage = reader.num("load_average", false);
   record.disturbed = reader.boolean("disturbed");
   record.baselineSamples = reader.nums("baseline_samples_s");
+  if (reader.object)
+    record.slurm = slurmPlacementFromJson(reader.object->get("slurm"));
   if (Error err = reader.take())
     return std::move(err);
   return record;

@@ -14,6 +14,7 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -121,6 +122,20 @@ struct CompileRecord {
   std::vector<FuncSignature> functions;
 };
 
+/// Where Slurm ran a step (docs/cluster.md): read from the environment
+/// srun gives the step, so a record shows which job measured it and which
+/// devices that job held.
+struct SlurmPlacement {
+  std::string jobId, stepId, node;
+  /// The GRES indices of the step (SLURM_STEP_GPUS, else SLURM_JOB_GPUS).
+  std::string gpus;
+  /// CUDA_VISIBLE_DEVICES as Slurm set it.
+  std::string visibleDevices;
+};
+
+/// The placement of this process, or none outside a Slurm job.
+std::optional<SlurmPlacement> slurmPlacementFromEnv();
+
 /// results/<id>/<n>.json.
 struct BenchRecord {
   Status status = Status::Ok;
@@ -149,6 +164,8 @@ struct BenchRecord {
   /// Another process competed for the device: used in this run, never
   /// cached.
   bool disturbed = false;
+  /// The Slurm job that wrote this record; none for a local step.
+  std::optional<SlurmPlacement> slurm;
 };
 
 llvm::json::Value toJson(const DispatchIndex &index);
