@@ -4,7 +4,11 @@ prints one table. Called by bench/iree/models.sh, which tunes the models
 first; see there.
 
 usage: measure.py <venv bin> <name> <model.mlir> <tuning_spec.mlir> <onnx|-> \
+                  [--flags-file <compile_flags.txt>] \
                   [--mlir-cpu <model/result.json of the mlir-cpu backend>]
+
+"IREE+Retune" is the model compiled the way Retune says: the flags of
+compile_flags.txt (the model-level search's choice) and the tuning spec.
 """
 import argparse
 import json
@@ -24,9 +28,9 @@ ROUNDS = 5
 REPETITIONS = 5
 
 
-def compile_model(bin_dir, model, spec, out):
-    flags = [f"--iree-codegen-tuning-spec-path={spec}"] if spec else []
-    subprocess.run([f"{bin_dir}/iree-compile", model, *CPU_FLAGS, *flags,
+def compile_model(bin_dir, model, spec, out, flags=CPU_FLAGS):
+    spec_flags = [f"--iree-codegen-tuning-spec-path={spec}"] if spec else []
+    subprocess.run([f"{bin_dir}/iree-compile", model, *flags, *spec_flags,
                     "-o", out], check=True)
 
 
@@ -106,12 +110,17 @@ def main():
     parser.add_argument("model")
     parser.add_argument("spec")
     parser.add_argument("onnx")
+    parser.add_argument("--flags-file")
     parser.add_argument("--mlir-cpu")
     args = parser.parse_args()
     work = tempfile.mkdtemp()
     default_vmfb, tuned_vmfb = f"{work}/default.vmfb", f"{work}/tuned.vmfb"
     compile_model(args.bin_dir, args.model, None, default_vmfb)
-    compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb)
+    tuned_flags = CPU_FLAGS
+    if args.flags_file:
+        tuned_flags = [f for f in open(args.flags_file).read().split("\n") if f]
+        print(f"{args.name:8} Retune's compile flags: {' '.join(tuned_flags)}")
+    compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb, tuned_flags)
     function, inputs = signature_inputs(args.model)
     for threads in (1, 2):
         times = {"default": [], "tuned": [], "ort": []}

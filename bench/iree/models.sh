@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Whole-model speed with IREE (llvm-cpu, this CPU): for the MLP and MiniLM
 # (ONNX, 1x128), tunes each with `ninja tune` through the iree backend, then
-# times IREE's default build, IREE with Retune's tuning_spec.mlir and
-# onnxruntime, interleaved round by round, at 1 and 2 threads; for the MLP
+# times IREE's default build, IREE as Retune says to build it (the chosen
+# compile_flags.txt and tuning_spec.mlir) and onnxruntime, interleaved round by round, at 1 and 2 threads; for the MLP
 # also the embedded mlir-cpu backend's tuned model. Target: IREE+Retune >=
 # 1.10x IREE default on MiniLM and no slower than onnxruntime.
 # usage: bench/iree/models.sh [build dir of retune, default build/]
@@ -58,7 +58,7 @@ tune "$work/minilm" tune.toml
 echo "== whole-model times (median ms), measured interleaved in this run"
 "$venv/bin/python" "$root/bench/iree/measure.py" "$venv/bin" mlp \
   "$work/mlp/model.mlir" "$work/mlp/build-tune-iree/tuning_spec.mlir" "$work/mlp/model.onnx" \
-  --mlir-cpu "$work/mlp/build-tune/model/result.json"
+  --flags-file "$work/mlp/build-tune-iree/compile_flags.txt" --mlir-cpu "$work/mlp/build-tune/model/result.json"
 "$venv/bin/python" "$root/bench/iree/measure.py" "$venv/bin" minilm \
   "$work/minilm/build-tune/import/model.mlir" "$work/minilm/build-tune/tuning_spec.mlir" \
-  "$work/minilm/model.onnx"
+  "$work/minilm/model.onnx" --flags-file "$work/minilm/build-tune/compile_flags.txt"
