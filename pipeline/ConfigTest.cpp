@@ -209,6 +209,8 @@ TEST(ConfigTest, KeyLinesAreRemembered) {
   ASSERT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
   EXPECT_EQ(config->where("model.entry"), "/repo/tune.toml:4: ");
   EXPECT_EQ(config->where("cache.dir"), "/repo/tune.toml: ");
+}
+
 TEST(ConfigTest, ClusterTable) {
   Expected<TuneConfig> config = parseConfig(R"toml(
 [model]

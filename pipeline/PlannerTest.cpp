@@ -151,11 +151,11 @@ TEST_F(PlannerTest, SlurmPlanLaunchesCompilesAndBenchesThroughSrun) {
   writeDispatches();
   writeCandidates("aaaa", 2);
   writeCandidates("bbbb", 1);
-  std::string manifest = planManifest(config, paths);
+  std::string manifest = plan();
   expectGolden("plan_slurm.ninja", manifest);
   // The same graph as a local plan: only the launchers and pool depths differ.
   config.cluster.kind = "local";
-  std::string local = planManifest(config, paths);
+  std::string local = plan();
   EXPECT_EQ(local.find("srun"), std::string::npos);
   EXPECT_NE(local.find("pool device_cpu\n  depth = 1\n"), std::string::npos);
   EXPECT_NE(manifest.find("pool device_cpu\n  depth = 2\n"), std::string::npos);
