@@ -113,8 +113,12 @@ std::vector<std::string> runArgs(const RunRequest &request) {
 }
 } // namespace
 
-Error writeReference(const IreeTools &tools, const RunRequest &request,
-                     StringRef referencePath) {
+std::string Reference::file(unsigned i) const {
+  return formatv("{0}.{1}.npy", stem, i).str();
+}
+
+Expected<Reference> writeReference(const IreeTools &tools,
+                                   const RunRequest &request, StringRef stem) {
   // How many results: iree-run-module prints `result[<i>]: ...` for each.
   ChildOutcome counted = runLimited(tools.run, runArgs(request),
                                     request.timeoutSeconds, 0, request.logPath);
@@ -129,25 +133,27 @@ Error writeReference(const IreeTools &tools, const RunRequest &request,
   for (StringRef rest = *log; rest.contains("result[");
        rest = rest.drop_front(rest.find("result[") + 7))
     ++results;
+  Reference reference{stem.str(), results};
   std::vector<std::string> args = runArgs(request);
   for (unsigned i = 0; i < results; ++i)
-    args.push_back((i == 0 ? "--output=@" : "--output=+") + referencePath.str());
+    args.push_back("--output=@" + reference.file(i));
   ChildOutcome written = runLimited(tools.run, args,
                                     request.timeoutSeconds, 0, request.logPath);
   if (written.status != Status::Ok)
     return makeError(request.vmfbPath + ": iree-run-module could not write " +
-                     referencePath + ": " + written.message);
-  return Error::success();
+                     reference.file(0) + ": " + written.message);
+  return reference;
 }
 
 OutputCheck checkOutputs(const IreeTools &tools, const RunRequest &request,
-                         StringRef referencePath) {
+                         const Reference &reference) {
   std::vector<std::string> args = runArgs(request);
   for (StringRef flag :
        {"--expected_f32_threshold=1e-3", "--expected_f16_threshold=1e-2",
         "--expected_bf16_threshold=1e-2", "--expected_rtol=1e-3"})
     args.push_back(flag.str());
-  args.push_back("--expected_output=@" + referencePath.str());
+  for (unsigned i = 0; i < reference.results; ++i)
+    args.push_back("--expected_output=@" + reference.file(i));
   ChildOutcome outcome = runLimited(tools.run, args,
                                     request.timeoutSeconds, 0, request.logPath);
   if (outcome.status == Status::Ok)

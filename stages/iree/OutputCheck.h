@@ -38,10 +38,19 @@ struct RunRequest {
   unsigned timeoutSeconds = 300;
 };
 
-/// Runs the reference (the baseline module) and writes all its results to
-/// `referencePath` (one .npy file holding every result in order).
-Error writeReference(const IreeTools &tools, const RunRequest &request,
-                     llvm::StringRef referencePath);
+/// The reference build's results: one .npy file per result,
+/// `<stem>.<i>.npy` (iree-run-module compares one value per
+/// --expected_output).
+struct Reference {
+  std::string stem;
+  unsigned results = 0;
+  std::string file(unsigned i) const;
+};
+
+/// Runs the reference (the baseline module) and writes its results.
+Expected<Reference> writeReference(const IreeTools &tools,
+                                   const RunRequest &request,
+                                   llvm::StringRef stem);
 
 struct OutputCheck {
   /// Ok, WrongResult, or the run's own failure (Crash, Timeout, ...).
@@ -49,11 +58,11 @@ struct OutputCheck {
   std::string message;
 };
 
-/// Runs `request` and compares its results with `referencePath`
+/// Runs `request` and compares its results with the reference's
 /// (|actual - expected| <= atol + rtol * |expected|: f32 atol 1e-3,
 /// f16/bf16 1e-2, rtol 1e-3; tiling reorders floating-point sums).
 OutputCheck checkOutputs(const IreeTools &tools, const RunRequest &request,
-                         llvm::StringRef referencePath);
+                         const Reference &reference);
 
 } // namespace retune::iree
 

@@ -84,14 +84,18 @@ Error ModelRunner::makeReference(StringRef referenceTag) {
   for (const std::string &flag : *seeded)
     if (StringRef(flag).starts_with("--input"))
       seededInputs.push_back(flag);
-  referencePath = inWork("reference.npy");
-  return writeReference(*tools, runRequest(referenceTag), *referencePath);
+  Expected<Reference> written =
+      writeReference(*tools, runRequest(referenceTag), inWork("reference"));
+  if (!written)
+    return written.takeError();
+  reference = std::move(*written);
+  return Error::success();
 }
 
 OutputCheck ModelRunner::check(StringRef tag) const {
-  if (!referencePath)
+  if (!reference)
     return {};
-  return checkOutputs(*tools, runRequest(tag), *referencePath);
+  return checkOutputs(*tools, runRequest(tag), *reference);
 }
 
 InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,

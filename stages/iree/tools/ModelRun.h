@@ -43,7 +43,7 @@ public:
   /// Runs `<referenceTag>.vmfb` on seeded inputs and keeps its results; a
   /// no-op (and later checks pass) without iree-run-module.
   Error makeReference(llvm::StringRef referenceTag);
-  bool checksResults() const { return referencePath.has_value(); }
+  bool checksResults() const { return reference.has_value(); }
   /// `<tag>.vmfb` against the reference's results.
   OutputCheck check(llvm::StringRef tag) const;
 
@@ -60,7 +60,7 @@ private:
   const IreeTools *tools;
   ModelInvocation invocation;
   std::vector<std::string> seededInputs;
-  std::optional<std::string> referencePath;
+  std::optional<Reference> reference;
 };
 
 } // namespace retune::iree::tools
