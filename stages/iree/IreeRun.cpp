@@ -169,6 +169,10 @@ Expected<BenchmarkRun> parseBenchmarkJson(StringRef text, StringRef where) {
   return run;
 }
 
+std::string deviceLockName(StringRef device) {
+  return device.starts_with("local") ? "cpu" : device.str();
+}
+
 BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
   BenchOutcome outcome;
   if (!request.jsonPath.empty())

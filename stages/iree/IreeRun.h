@@ -112,6 +112,12 @@ struct BenchOutcome {
 /// rows with `error_occurred` become a non-Ok status.
 BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request);
 
+/// The name of the machine-wide measurement lock (DeviceLock) of an IREE
+/// device: IREE's CPU drivers (`local-sync`, `local-task`) measure this CPU,
+/// the same device the mlir-cpu backend's benches lock ("cpu"); a GPU is
+/// its URI.
+std::string deviceLockName(llvm::StringRef device);
+
 //===----------------------------------------------------------------------===//
 // Ranking
 //===----------------------------------------------------------------------===//

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/iree/IreeRun.h"
+#include "stages/support/DeviceLock.h"
 
 #include "stages/iree/IreeReader.h"
 #include "stages/iree/IreeSpec.h"
@@ -421,6 +422,14 @@ TEST(IreeBenchJson, RealOutputsOf313) {
   ASSERT_EQ(function.samplesUs.size(), 3u);
   EXPECT_NEAR(function.samplesUs[1], 131849.5725, 1e-2); // ms -> µs
   EXPECT_EQ(function.names.front(), "BM_forward/process_time/real_time");
+}
+
+TEST(IreeBench, CpuDriversShareTheCpuLockAndGpusHaveTheirOwn) {
+  EXPECT_EQ(deviceLockName("local-sync"), "cpu");
+  EXPECT_EQ(deviceLockName("local-task"), "cpu");
+  EXPECT_EQ(deviceLockName("hip://0"), "hip://0");
+  EXPECT_NE(retune::DeviceLock::pathOf(deviceLockName("hip://0")),
+            retune::DeviceLock::pathOf(deviceLockName("hip://1")));
 }
 
 TEST(IreeTools, RealVersionOutputOf313) {

@@ -92,5 +92,26 @@ out=$("$retune" plan "$work/missing-tool/tune.toml" -B "$work/no-tools" 2>&1); r
   || fail "the refused plan left $work/no-tools behind"
 expect_contains "$out" "/nonexistent/iree-compile' does not exist" "the error names the tool"
 
+echo "== a measurement waits while another run holds the device"
+record=$(ls "$repo"/build/artifacts/*/baseline.json | head -1)
+export RETUNE_LOCK_DIR=$work/locks
+mkdir -p "$RETUNE_LOCK_DIR"
+# Another run measuring on hip://0 for 3 s (the lock file Retune uses).
+flock "$RETUNE_LOCK_DIR/hip___0.lock" sleep 3 &
+holder=$!
+sleep 0.5
+start=$(date +%s.%N)
+(cd "$repo/build" && "$tools/retune-iree-bench" --compile-record "$record" \
+  --output "$work/locked.json" --device=hip://0 --repetitions 1 \
+  --iree-compile="$fakes/iree-compile" --iree-opt="$fakes/iree-opt" \
+  --iree-benchmark-module="$fakes/iree-benchmark-module" --iree-version=3.11.0) \
+  || fail "retune-iree-bench under a held lock"
+waited=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]) >= 2.0)" "$start" "$(date +%s.%N)")
+wait $holder
+[ "$waited" = True ] && pass "the bench waited for the device's lock" \
+  || fail "the bench measured while another run held hip://0"
+[ -s "$work/locked.json" ] && pass "and then measured" || fail "no record after the lock was released"
+unset RETUNE_LOCK_DIR
+
 echo "== $failures failure(s)"
 [ $failures -eq 0 ]

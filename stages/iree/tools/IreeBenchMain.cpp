@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/iree/IreeRun.h"
 #include "stages/iree/tools/ToolOptions.h"
+#include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 #include "stages/support/ToolMain.h"
@@ -122,6 +123,11 @@ Error run() {
       tools::toolsFromOptions(sys::path::parent_path(outputPath));
   if (!ireeTools)
     return ireeTools.takeError();
+  // One measurement per device on this machine, whichever run asks (two
+  // build directories, a nightly job beside a developer).
+  Expected<DeviceLock> lock = DeviceLock::acquire(deviceLockName(device));
+  if (!lock)
+    return lock.takeError();
   BenchRecord record = measure(*ireeTools, *compiled);
   if (!reuseDir.empty() && record.status == Status::Ok)
     if (Error err = writeJsonFile(reusePath(*compiled), toJson(record)))

@@ -2,6 +2,7 @@
 #include "stages/iree/tools/ModelRun.h"
 
 #include "stages/iree/tools/ToolOptions.h"
+#include "stages/support/DeviceLock.h"
 
 using namespace llvm;
 
@@ -100,6 +101,14 @@ OutputCheck ModelRunner::check(StringRef tag) const {
 
 InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
                                             StringRef tag) const {
+  // The device is measured by one process at a time, across runs.
+  Expected<DeviceLock> lock = DeviceLock::acquire(deviceLockName(device));
+  if (!lock) {
+    InterleavedOutcome failed;
+    failed.baseline.status = Status::BenchError;
+    failed.baseline.message = toString(lock.takeError());
+    return failed;
+  }
   return benchInterleaved(*tools, benchRequest(referenceTag), benchRequest(tag),
                           rounds);
 }
