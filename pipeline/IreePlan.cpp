@@ -203,19 +203,13 @@ Error checkIreeEntry(const TuneConfig &config) {
   // checks it then.
   if (config.modelIsOnnx())
     return Error::success();
-  bool hasInputs = llvm::any_of(config.iree.benchmarkFlags, [](StringRef flag) {
-    return StringRef(flag).starts_with("--input");
-  });
-  if (hasInputs && config.entry.empty())
-    return Error::success();
-  Expected<std::string> text = readFile(config.modelPath);
-  if (!text)
-    return text.takeError();
-  Expected<iree::EntryFunction> entry =
-      iree::readEntryFunction(*text, config.entry, config.modelPath);
-  if (!entry)
+  // The same resolution the flags and model steps make, so that what they
+  // would refuse is refused here.
+  Expected<iree::ModelInvocation> invocation = iree::resolveModelInvocation(
+      config.modelPath, config.entry, config.iree.benchmarkFlags);
+  if (!invocation)
     return makeError(config.configPath + ": [model]: " +
-                     toString(entry.takeError()));
+                     toString(invocation.takeError()));
   return Error::success();
 }
 

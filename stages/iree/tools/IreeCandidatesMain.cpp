@@ -138,9 +138,6 @@ std::vector<Planned> mmt4dCandidates(const Problem &problem,
   std::vector<Planned> planned;
   for (int64_t m1 : divisors(r[0]))
     for (int64_t n1 : divisors(r[1])) {
-      // IREE's own choice on this host ([1, 2]) is the baseline already.
-      if (m1 == 1 && n1 == 2)
-        continue;
       CpuTileSizes tiles;
       tiles.distribution = {m1, n1, 0, 0, 0, 0};
       tiles.vectorCommonParallel = {1, 1, 0, r[3], r[4], 0};
