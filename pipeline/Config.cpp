@@ -1,7 +1,7 @@
 //===- Config.cpp - tune.toml, validated ----------------------------------===//
 #include "pipeline/Config.h"
 
-#include "stages/gpu/Options.h"
+#include "stages/search/gpu/Options.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Text.h"
 
@@ -310,7 +310,7 @@ std::string tableNames() {
 
 unsigned lineOf(const toml::node &node) { return node.source().begin.line; }
 
-/// `[gpu]` is read by stages/gpu (the one place that knows its keys); we keep
+/// `[gpu]` is read by stages/search/gpu (the one place that knows its keys); we keep
 /// the validated table as TOML text for the candidates stage.
 Error readGpuTable(StringRef text, StringRef path, const toml::node &node,
                    TuneConfig &config) {

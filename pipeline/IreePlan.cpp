@@ -1,9 +1,9 @@
 //===- IreePlan.cpp - The iree backend's part of build.ninja --------------===//
 #include "pipeline/IreePlan.h"
 
-#include "stages/iree/IreeTools.h"
-#include "stages/iree/ModelFlags.h"
-#include "stages/iree/ModelSignature.h"
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/backends/iree/ModelFlags.h"
+#include "stages/backends/iree/ModelSignature.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 

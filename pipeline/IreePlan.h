@@ -12,7 +12,7 @@
 
 #include "pipeline/Config.h"
 #include "pipeline/NinjaWriter.h"
-#include "stages/support/Records.h"
+#include "stages/core/Records.h"
 
 #include <optional>
 #include <string>

@@ -1,7 +1,7 @@
 //===- PlanChecks.cpp - What `retune plan` checks beyond the TOML ---------===//
 #include "pipeline/PlanChecks.h"
 
-#include "stages/cpu/CpuCompiler.h"
+#include "stages/backends/mlircpu/CpuCompiler.h"
 #include "stages/support/FileUtil.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"

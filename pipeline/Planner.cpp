@@ -4,10 +4,10 @@
 #include "pipeline/ClusterPlan.h"
 #include "pipeline/IreePlan.h"
 #include "pipeline/NinjaWriter.h"
-#include "stages/cpu/CpuHost.h"
+#include "stages/search/cpu/CpuHost.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
-#include "stages/support/Records.h"
+#include "stages/core/Records.h"
 #include "stages/support/Text.h"
 
 #include "llvm/Config/llvm-config.h"
