@@ -1,5 +1,15 @@
-//===- IreePlan.cpp - The iree backend's part of build.ninja --------------===//
-#include "pipeline/IreePlan.h"
+//===- IreeBackend.cpp - The iree backend's plan --------------------------===//
+//
+// IREE's own tools compile and run (stages/backends/iree, stages/tools/iree):
+// the plan finds them (tune.toml, tools_dir, PATH, the project's .venv) and
+// pins their version; an ONNX model is imported first; on llvm-cpu a
+// model-level flag search runs before the dump. Per dispatch the baseline
+// is measured on every device before and after its candidates, whose
+// benches are spread over the devices round-robin (candidate n runs on
+// device n mod D, so growing the candidate count moves no bench).
+//
+//===----------------------------------------------------------------------===//
+#include "pipeline/Backend.h"
 
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/backends/iree/ModelFlags.h"
@@ -13,10 +23,17 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
+#include <optional>
+
 using namespace llvm;
 
 namespace retune::pipeline {
 namespace {
+
+/// The model-level flag search's files, relative to the build directory.
+constexpr StringLiteral kFlagSetsFile = "flags/sets.json";
+constexpr StringLiteral kChosenFlags = "flags/chosen.json";
+
 
 /// `--<option>='<value>'` for each value, space-separated.
 std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
@@ -35,8 +52,6 @@ std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
 /// IREE's CPU drivers (`local-sync`, `local-task`): the device is this
 /// machine, so a measurement must not share it with compiles.
 bool isHostDevice(StringRef device) { return device.starts_with("local"); }
-
-} // namespace
 
 std::vector<std::string> ireeStageTools() {
   return {"retune-iree-flags", "retune-iree-dump",  "retune-iree-candidates",
@@ -295,6 +310,112 @@ Expected<std::string> ireeIdentity(const TuneConfig &resolved) {
                  "\"id\": \"{1}\"}\n",
                  resolved.iree.version, hasher.hex(16))
       .str();
+}
+
+class IreeBackend final : public Backend {
+public:
+  StringRef name() const override { return "iree"; }
+
+  BackendTraits traits() const override {
+    BackendTraits traits;
+    traits.ownTables = {"iree", "gpu"};
+    traits.importsOnnx = true;
+    traits.slurmRefusal = "pins each bench to one configured device, which "
+                          "Slurm's GRES cannot";
+    return traits;
+  }
+
+  Error checkModel(const TuneConfig &config) const override {
+    return checkIreeEntry(config);
+  }
+
+  Expected<TuneConfig> prepare(const TuneConfig &config,
+                               const PlannerPaths &paths) const override {
+    Expected<TuneConfig> resolved = resolveIreeTools(config);
+    if (!resolved)
+      return resolved.takeError();
+    if (Error err = writeFlagSearch(*resolved, paths.buildDir))
+      return std::move(err);
+    // A plain file like compiler.id: written only when its bytes change.
+    if (Error err = writeFileIfChanged(paths.buildDir + "/gpu.toml",
+                                       resolved->gpuTable))
+      return std::move(err);
+    return resolved;
+  }
+
+  Expected<std::string>
+  compilerIdentity(const TuneConfig &prepared,
+                   const PlannerPaths &) const override {
+    return ireeIdentity(prepared);
+  }
+
+  std::vector<std::string> stageTools() const override {
+    return ireeStageTools();
+  }
+
+  void writeVariables(NinjaWriter &w,
+                      const TuneConfig &config) const override {
+    writeIreeHeader(w, config);
+  }
+
+  ModelSteps planModelSteps(const TuneConfig &config,
+                            const PlannerPaths &paths) const override {
+    ModelSteps steps;
+    // A new dump tool may read the same model differently; its outputs are
+    // restat'ed, so only what changes is redone downstream.
+    steps.dumpInputs.push_back(paths.toolDir + "/retune-iree-dump");
+    if (!config.iree.profile.empty()) {
+      steps.planInputs.push_back(config.iree.profile);
+      steps.dumpInputs.push_back(config.iree.profile);
+    }
+    // The model-level flag search runs before the dump, which (like every
+    // later step) builds with the chosen flags: until they are chosen there
+    // is no dump edge, so the dump never runs with flags about to change.
+    if (!flagSetsOf(config).empty()) {
+      steps.planInputs.push_back(kChosenFlags.str());
+      steps.dumpInputs.push_back(kChosenFlags.str());
+      steps.dumpReady = chosenFlags(paths.buildDir).has_value();
+    }
+    return steps;
+  }
+
+  void writeModelSteps(NinjaWriter &w,
+                       const TuneConfig &config) const override {
+    if (flagSetsOf(config).empty())
+      return;
+    w.build({{kChosenFlags.str()}, {"compile_flags.txt"}, "flags",
+             {modelForTools(config)},
+             {kFlagSetsFile.str(), config.iree.compile}, {}, {}});
+  }
+
+  CandidatesEdgeParts candidatesEdge(const TuneConfig &,
+                                     const PlannerPaths &paths,
+                                     StringRef id) const override {
+    std::string dispatchIr = "dispatches/" + id.str() + "/dispatch.mlir";
+    CandidatesEdgeParts parts;
+    parts.extraOutputs.push_back("candidates/" + id.str() +
+                                 "/baseline.spec.mlir");
+    // The candidates tool renders specs itself (its own spelling and
+    // rules): a new one redoes the specs, and only changed ones recompile.
+    // It also reads the dispatch (its GPU target) and the [gpu] options.
+    parts.implicitInputs = {paths.toolDir + "/retune-iree-candidates",
+                            dispatchIr, "gpu.toml"};
+    parts.variables.push_back({"dispatch_ir", dispatchIr});
+    return parts;
+  }
+
+  std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
+                                  const DispatchEntry &d,
+                                  const CandidateIndex &index,
+                                  CandidateGraph &graph) const override {
+    return writeIreeCandidateEdges(w, config, d, index, graph);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeIreeBackend() {
+  return std::make_unique<IreeBackend>();
 }
 
 } // namespace retune::pipeline
