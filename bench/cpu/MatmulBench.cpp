@@ -9,6 +9,7 @@
 #include "stages/backends/mlircpu/KernelRunner.h"
 #include "stages/backends/mlircpu/Measure.h"
 #include "stages/core/Records.h"
+#include "stages/core/Statistics.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -104,9 +105,9 @@ int main(int argc, char **argv) {
     tTuned.push_back(seconds([&] { (*tuned)->call(false); }));
     tBase.push_back(seconds([&] { (*base)->call(false); }));
   }
-  double gTuned = flops / bench::quantile(tTuned, 0.5) * 1e-9;
-  double gBase = flops / bench::quantile(tBase, 0.5) * 1e-9;
-  double gBlas = flops / bench::quantile(tBlas, 0.5) * 1e-9;
+  double gTuned = flops / stats::quantile(tTuned, 0.5) * 1e-9;
+  double gBase = flops / stats::quantile(tBase, 0.5) * 1e-9;
+  double gBlas = flops / stats::quantile(tBlas, 0.5) * 1e-9;
   std::printf("matmul %lldx%lldx%lld f32, 1 thread, median of %u interleaved runs\n",
               (long long)m, (long long)n, (long long)k, repetitions.getValue());
   std::printf("  tuned spec       %7.1f GFLOP/s\n", gTuned);

@@ -486,6 +486,111 @@ Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
   return record;
 }
 
+json::Value toJson(const SelectRecord &record) {
+  json::Object counts;
+  for (const auto &[status, n] : record.statusCounts)
+    counts[status] = n;
+  json::Object object{{"schema", schema::kSelect},
+                      {"dispatch", record.dispatch},
+                      {"ratio", record.ratio},
+                      {"required_margin", record.requiredMargin},
+                      {"reason", record.reason},
+                      {"status_counts", std::move(counts)},
+                      {"spec", record.spec}};
+  object["winner"] = record.winner ? json::Value(*record.winner) : nullptr;
+  return object;
+}
+
+Expected<SelectRecord> selectRecordFromJson(const json::Value &v) {
+  FieldReader reader(v, "select record");
+  SelectRecord record;
+  record.dispatch = reader.str("dispatch");
+  record.spec = reader.str("spec");
+  record.ratio = reader.num("ratio", false);
+  record.requiredMargin = reader.num("required_margin", false);
+  record.reason = reader.str("reason", false);
+  if (reader.object) {
+    if (const json::Value *winner = reader.object->get("winner");
+        winner && winner->kind() != json::Value::Null)
+      record.winner = reader.integer("winner");
+    if (const json::Object *counts = reader.object->getObject("status_counts"))
+      for (const auto &[status, n] : *counts)
+        if (std::optional<int64_t> count = n.getAsInteger(); count && *count >= 0)
+          record.statusCounts[status.str()] = static_cast<unsigned>(*count);
+  }
+  if (Error err = reader.take())
+    return std::move(err);
+  if (record.dispatch.empty())
+    return makeError("select record: 'dispatch' must not be empty");
+  if (record.winner.has_value() == record.spec.empty())
+    return makeError("select record: a winner needs its spec, and a spec its "
+                     "winner");
+  return record;
+}
+
+json::Value toJson(const ModelRecord &record) {
+  json::Array kept;
+  for (const std::string &id : record.winnersKept)
+    kept.push_back(id);
+  json::Object object{{"schema", schema::kModel},
+                      {"model", record.model},
+                      {"status", toString(record.status)},
+                      {"message", record.message},
+                      {"decision", record.decision},
+                      {"baseline_median_s", record.baselineMedian},
+                      {"tuned_median_s", record.tunedMedian},
+                      {"speedup", record.speedup},
+                      {"ratio", record.ratio},
+                      {"noise", record.noise},
+                      {"max_error", record.maxError},
+                      {"winners_kept", std::move(kept)},
+                      {"winners_dropped", json::Array(record.winnersDropped)},
+                      {"results_checked", record.resultsChecked},
+                      {"baseline_samples_s", toArray(record.baselineSamples)},
+                      {"tuned_samples_s", toArray(record.tunedSamples)},
+                      {"seconds", record.seconds},
+                      {"started_at", record.startedAt}};
+  if (!record.device.empty())
+    object["device"] = record.device;
+  if (!record.inModelTrials.empty())
+    object["in_model_trials"] = json::Array(record.inModelTrials);
+  return object;
+}
+
+Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
+  FieldReader reader(v, "model record");
+  ModelRecord record;
+  record.model = reader.str("model");
+  record.device = reader.str("device", false);
+  record.status = reader.status();
+  record.message = reader.str("message", false);
+  record.decision = reader.str("decision", false);
+  record.baselineMedian = reader.num("baseline_median_s", false);
+  record.tunedMedian = reader.num("tuned_median_s", false);
+  record.speedup = reader.num("speedup", false);
+  record.ratio = reader.num("ratio", false);
+  record.noise = reader.num("noise", false);
+  record.maxError = reader.num("max_error", false);
+  record.resultsChecked = reader.str("results_checked", false);
+  record.baselineSamples = reader.nums("baseline_samples_s");
+  record.tunedSamples = reader.nums("tuned_samples_s");
+  record.seconds = reader.num("seconds", false);
+  record.startedAt = reader.num("started_at", false);
+  if (reader.object) {
+    if (const json::Array *kept = reader.object->getArray("winners_kept"))
+      for (const json::Value &id : *kept)
+        if (std::optional<StringRef> s = id.getAsString())
+          record.winnersKept.push_back(s->str());
+    if (const json::Array *dropped = reader.object->getArray("winners_dropped"))
+      record.winnersDropped = *dropped;
+    if (const json::Array *trials = reader.object->getArray("in_model_trials"))
+      record.inModelTrials = *trials;
+  }
+  if (Error err = reader.take())
+    return std::move(err);
+  return record;
+}
+
 Expected<DispatchEntry> readDispatchProblem(StringRef path) {
   Expected<DispatchIndex> index =
       readRecord<DispatchIndex>(path, schema::kDispatches, dispatchIndexFromJson);

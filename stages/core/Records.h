@@ -14,6 +14,8 @@
 #include "llvm/Support/Error.h"
 #include "llvm/Support/JSON.h"
 
+#include <map>
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -144,9 +146,10 @@ struct BenchRecord {
   std::vector<double> baselineSamples;
   double median = 0;
   double baselineMedian = 0;
-  /// median / baselineMedian: below 1 is faster.
+  /// Candidate over baseline time, below 1 is faster, and half the IQR of
+  /// the sample ratios: one definition for every backend
+  /// (stages/core/Statistics.h, retune.bench/2).
   double ratio = 0;
-  /// Relative spread of the baseline samples (robust, from the IQR).
   double noise = 0;
   double maxError = 0;
   double seconds = 0;
@@ -168,6 +171,50 @@ struct BenchRecord {
   std::optional<SlurmPlacement> slurm;
 };
 
+/// best/<id>.json: a dispatch's winner, or why it keeps the default.
+struct SelectRecord {
+  std::string dispatch;
+  /// The winning candidate and its spec file ("" when none won).
+  std::optional<unsigned> winner;
+  std::string spec;
+  double ratio = 1;
+  /// The margin the winner had to beat: max(configured margin, noise).
+  double requiredMargin = 0;
+  std::string reason;
+  /// Candidates per status name ("ok", "crash", ...).
+  std::map<std::string, unsigned> statusCounts;
+};
+
+/// model/result.json: the whole model with the final spec, every backend.
+struct ModelRecord {
+  std::string model;
+  /// The device the model ran on (iree); empty for this CPU (mlir-cpu).
+  std::string device;
+  Status status = Status::Ok;
+  std::string message;
+  /// One line: which winners the model kept and why.
+  std::string decision;
+  double baselineMedian = 0;
+  double tunedMedian = 0;
+  /// baselineMedian / tunedMedian (1 when nothing was kept).
+  double speedup = 1;
+  /// Tuned over baseline time and its noise, as stats::estimateRatio.
+  double ratio = 1;
+  double noise = 0;
+  double maxError = 0;
+  std::vector<std::string> winnersKept;
+  /// {"dispatch", "reason"} per dropped winner.
+  llvm::json::Array winnersDropped;
+  /// iree: each candidate measured alone in the model.
+  llvm::json::Array inModelTrials;
+  /// Whether (and how) the tuned model's results were checked.
+  std::string resultsChecked;
+  std::vector<double> baselineSamples;
+  std::vector<double> tunedSamples;
+  double seconds = 0;
+  double startedAt = 0;
+};
+
 llvm::json::Value toJson(const DispatchIndex &index);
 llvm::Expected<DispatchIndex> dispatchIndexFromJson(const llvm::json::Value &v);
 llvm::json::Value toJson(const CandidateIndex &index);
@@ -179,6 +226,10 @@ llvm::json::Value toJson(const CompileRecord &record);
 llvm::Expected<CompileRecord> compileRecordFromJson(const llvm::json::Value &v);
 llvm::json::Value toJson(const BenchRecord &record);
 llvm::Expected<BenchRecord> benchRecordFromJson(const llvm::json::Value &v);
+llvm::json::Value toJson(const SelectRecord &record);
+llvm::Expected<SelectRecord> selectRecordFromJson(const llvm::json::Value &v);
+llvm::json::Value toJson(const ModelRecord &record);
+llvm::Expected<ModelRecord> modelRecordFromJson(const llvm::json::Value &v);
 
 /// Reads dispatches/<id>/problem.json: a dispatch index with exactly one entry.
 llvm::Expected<DispatchEntry> readDispatchProblem(llvm::StringRef path);
@@ -214,9 +265,9 @@ namespace schema {
 inline constexpr llvm::StringLiteral kDispatches = "retune.dispatches/1";
 inline constexpr llvm::StringLiteral kCandidates = "retune.candidates/1";
 inline constexpr llvm::StringLiteral kCompile = "retune.compile/1";
-inline constexpr llvm::StringLiteral kBench = "retune.bench/1";
+inline constexpr llvm::StringLiteral kBench = "retune.bench/2";
 inline constexpr llvm::StringLiteral kSelect = "retune.select/1";
-inline constexpr llvm::StringLiteral kModel = "retune.model/1";
+inline constexpr llvm::StringLiteral kModel = "retune.model/2";
 inline constexpr llvm::StringLiteral kSummary = "retune.summary/1";
 inline constexpr llvm::StringLiteral kSignature = "retune.signature/1";
 } // namespace schema

@@ -41,25 +41,17 @@ Selection selectWinner(const std::vector<Measured> &measured, double margin) {
   return selection;
 }
 
-llvm::json::Value toJson(const Selection &selection, StringRef dispatch,
-                         StringRef specPath) {
-  llvm::json::Object counts;
-  for (const auto &[status, n] : selection.statusCounts)
-    counts[status] = n;
-  llvm::json::Object object{{"schema", schema::kSelect},
-                            {"dispatch", dispatch.str()},
-                            {"ratio", selection.ratio},
-                            {"required_margin", selection.requiredMargin},
-                            {"reason", selection.reason},
-                            {"status_counts", std::move(counts)}};
-  if (selection.winner) {
-    object["winner"] = *selection.winner;
-    object["spec"] = specPath.str();
-  } else {
-    object["winner"] = nullptr;
-    object["spec"] = "";
-  }
-  return object;
+SelectRecord toRecord(const Selection &selection, StringRef dispatch,
+                      StringRef specPath) {
+  SelectRecord record;
+  record.dispatch = dispatch.str();
+  record.winner = selection.winner;
+  record.spec = selection.winner ? specPath.str() : "";
+  record.ratio = selection.ratio;
+  record.requiredMargin = selection.requiredMargin;
+  record.reason = selection.reason;
+  record.statusCounts = selection.statusCounts;
+  return record;
 }
 
 } // namespace retune::select

@@ -31,8 +31,9 @@ struct Selection {
 /// 1 - max(margin, their measured noise); none when no candidate does.
 Selection selectWinner(const std::vector<Measured> &measured, double margin);
 
-llvm::json::Value toJson(const Selection &selection, StringRef dispatch,
-                         StringRef specPath);
+/// The best/<id>.json record of `selection` (`specPath`: the winner's spec).
+SelectRecord toRecord(const Selection &selection, StringRef dispatch,
+                      StringRef specPath);
 
 } // namespace retune::select
 

@@ -15,16 +15,12 @@ namespace retune {
 Expected<std::vector<Winner>> readWinners(ArrayRef<std::string> selectionFiles) {
   std::vector<Winner> winners;
   for (const std::string &path : selectionFiles) {
-    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
-    if (!value)
-      return value.takeError();
-    const json::Object *object = value->getAsObject();
-    std::optional<StringRef> spec = object->getString("spec");
-    std::optional<StringRef> dispatch = object->getString("dispatch");
-    if (!spec || !dispatch || dispatch->empty())
-      return damagedRecord(path, "'spec' and 'dispatch' must be strings");
-    if (!spec->empty())
-      winners.push_back({dispatch->str(), spec->str()});
+    Expected<SelectRecord> record =
+        readRecord<SelectRecord>(path, schema::kSelect, selectRecordFromJson);
+    if (!record)
+      return record.takeError();
+    if (record->winner)
+      winners.push_back({record->dispatch, record->spec});
   }
   return winners;
 }

@@ -1,5 +1,6 @@
 //===- Charts.cpp - The report's charts, as inline SVG --------------------===//
 #include "stages/report/Charts.h"
+#include "stages/core/Statistics.h"
 #include "stages/report/Svg.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -29,21 +30,14 @@ TimeUnit unitFor(double maxSeconds) {
   return {1, "s"};
 }
 
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  return values[values.size() / 2];
-}
-
 /// The typical noise of a dispatch's measurements: the median over its
-/// measured candidates (each one's noise is that of its own pairing).
+/// measured candidates (stats::estimateRatio).
 double typicalNoise(const DispatchReport &d) {
   std::vector<double> noises;
   for (const CandidateRow &c : d.candidates)
     if (c.status == Status::Ok && c.ratio > 0)
       noises.push_back(c.noise);
-  return median(std::move(noises));
+  return stats::median(std::move(noises));
 }
 
 /// "name" shortened to `limit` characters with an ellipsis.

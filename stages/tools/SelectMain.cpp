@@ -54,7 +54,7 @@ static Error run() {
             index->candidates[*selection.winner].file)
                .str();
   return writeJsonFile(outputPath,
-                       select::toJson(selection, index->dispatch, spec));
+                       toJson(select::toRecord(selection, index->dispatch, spec)));
 }
 
 int main(int argc, char **argv) {

@@ -216,24 +216,6 @@ BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
   return outcome;
 }
 
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-namespace {
-double quantile(std::vector<double> values, double q) {
-  std::sort(values.begin(), values.end());
-  double pos = q * (values.size() - 1);
-  size_t lo = static_cast<size_t>(std::floor(pos));
-  size_t hi = std::min(lo + 1, values.size() - 1);
-  return values[lo] + (pos - lo) * (values[hi] - values[lo]);
-}
-} // namespace
-
 BenchRecord makeBenchRecord(const BenchOutcome &candidate,
                             ArrayRef<double> baselineBefore,
                             ArrayRef<double> baselineAfter) {
@@ -246,15 +228,10 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
   record.baselineSamples.assign(baselineBefore.begin(), baselineBefore.end());
   record.baselineSamples.insert(record.baselineSamples.end(),
                                 baselineAfter.begin(), baselineAfter.end());
-  record.baselineMedian = median(record.baselineSamples);
-  if (!record.baselineSamples.empty() && record.baselineMedian > 0)
-    record.noise = (quantile(record.baselineSamples, 0.75) -
-                    quantile(record.baselineSamples, 0.25)) /
-                   record.baselineMedian;
   if (!baselineBefore.empty() && !baselineAfter.empty()) {
-    double before = median(std::vector<double>(baselineBefore.begin(),
+    double before = stats::median(std::vector<double>(baselineBefore.begin(),
                                                baselineBefore.end()));
-    double after = median(std::vector<double>(baselineAfter.begin(),
+    double after = stats::median(std::vector<double>(baselineAfter.begin(),
                                               baselineAfter.end()));
     if (before > 0 && after > before * 1.03 && record.status == Status::Ok)
       record.message = "baseline drifted " +
@@ -264,9 +241,7 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
   }
   if (record.status != Status::Ok)
     return record;
-  record.median = median(record.samples);
-  record.ratio =
-      record.baselineMedian > 0 ? record.median / record.baselineMedian : 1.0;
+  stats::summarizeSamples(record);
   return record;
 }
 

@@ -10,6 +10,7 @@
 #ifndef RETUNE_IREE_IREERUN_H
 #define RETUNE_IREE_IREERUN_H
 
+#include "stages/core/Statistics.h"
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/support/LLVM.h"
 #include "stages/core/Records.h"
@@ -122,11 +123,13 @@ std::string deviceLockName(llvm::StringRef device);
 // Ranking
 //===----------------------------------------------------------------------===//
 
-double median(std::vector<double> values);
+/// The stage tools take medians of whole-model samples too.
+using stats::median;
 
 /// A candidate's record against its device's baseline, measured before and
-/// after the candidates. ratio = median(candidate) / median(baseline); a
-/// baseline that drifted more than 3% is noted in the message.
+/// after the candidates: ratio and noise as every backend's
+/// (stats::summarizeSamples); a baseline that drifted more than 3% is noted
+/// in the message.
 BenchRecord makeBenchRecord(const BenchOutcome &candidate,
                             llvm::ArrayRef<double> baselineBefore,
                             llvm::ArrayRef<double> baselineAfter);

@@ -11,6 +11,7 @@
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/backends/iree/TestUtil.h"
+#include "stages/core/Selection.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -440,3 +441,41 @@ TEST(IreeTools, RealVersionOutputOf313) {
   EXPECT_EQ(v->text, "3.13.0rc20261016");
 }
 } // namespace
+
+TEST(IreeBenchRecord, SameSamplesGiveTheSameRatioNoiseAndWinnerAsMlirCpu) {
+  // The same times, as each backend's measurement turns them into records:
+  // mlir-cpu's compareKernels summarizes its interleaved samples
+  // (stats::summarizeSamples); iree's bench step builds the record from the
+  // candidate's run and the baseline runs before and after it.
+  std::vector<double> fast = {80, 83, 79, 85}, slow = {97, 99, 101, 96};
+  std::vector<double> before = {100, 101}, after = {99, 102};
+  std::vector<double> baseline = {100, 101, 99, 102};
+  auto cpuRecord = [&](const std::vector<double> &samples) {
+    BenchRecord record;
+    record.samples = samples;
+    record.baselineSamples = baseline;
+    stats::summarizeSamples(record);
+    return record;
+  };
+  auto ireeRecord = [&](const std::vector<double> &samples) {
+    return makeBenchRecord(BenchOutcome{Status::Ok, "", samples, 0}, before,
+                           after);
+  };
+  std::vector<select::Measured> cpu, iree;
+  std::vector<std::vector<double>> candidates = {fast, slow};
+  for (unsigned n = 0; n < candidates.size(); ++n) {
+    BenchRecord c = cpuRecord(candidates[n]), i = ireeRecord(candidates[n]);
+    EXPECT_DOUBLE_EQ(c.ratio, i.ratio);
+    EXPECT_DOUBLE_EQ(c.noise, i.noise);
+    EXPECT_DOUBLE_EQ(c.median, i.median);
+    EXPECT_DOUBLE_EQ(c.baselineMedian, i.baselineMedian);
+    cpu.push_back({n, c});
+    iree.push_back({n, i});
+  }
+  select::Selection a = select::selectWinner(cpu, 0.02),
+                    b = select::selectWinner(iree, 0.02);
+  EXPECT_EQ(a.winner, b.winner);
+  EXPECT_EQ(a.winner, std::optional<unsigned>(0));
+  EXPECT_DOUBLE_EQ(a.requiredMargin, b.requiredMargin);
+  EXPECT_EQ(a.reason, b.reason);
+}

@@ -1,6 +1,8 @@
 //===- Measure.cpp - Interleaved, checked timing of two kernels -----------===//
 #include "stages/backends/mlircpu/Measure.h"
 
+#include "stages/core/Statistics.h"
+
 #include "llvm/Support/FormatVariadic.h"
 
 #include <algorithm>
@@ -9,17 +11,6 @@
 #include <limits>
 
 namespace retune::bench {
-
-double quantile(std::vector<double> values, double q) {
-  if (values.empty())
-    return 0;
-  std::sort(values.begin(), values.end());
-  double position = q * (values.size() - 1);
-  size_t lower = static_cast<size_t>(std::floor(position));
-  size_t upper = std::min(lower + 1, values.size() - 1);
-  double fraction = position - lower;
-  return values[lower] * (1 - fraction) + values[upper] * fraction;
-}
 
 /// Seconds per call, averaged over `calls` back-to-back calls.
 static double timeCalls(Kernel &kernel, unsigned calls) {
@@ -67,7 +58,6 @@ BenchRecord compareKernels(Kernel &baseline, Kernel &candidate,
   double single = std::max(1e-9, timeCalls(baseline, 1));
   unsigned calls = static_cast<unsigned>(
       std::clamp(std::ceil(options.minSampleSeconds / single), 1.0, 1e6));
-  std::vector<double> ratios;
   for (unsigned r = 0; r < options.repetitions; ++r) {
     double base, cand;
     if (r % 2 == 0) {
@@ -79,14 +69,8 @@ BenchRecord compareKernels(Kernel &baseline, Kernel &candidate,
     }
     record.baselineSamples.push_back(base);
     record.samples.push_back(cand);
-    ratios.push_back(cand / base);
   }
-  record.median = quantile(record.samples, 0.5);
-  record.baselineMedian = quantile(record.baselineSamples, 0.5);
-  record.ratio = quantile(ratios, 0.5);
-  // Half the interquartile range of the paired ratios: how far the ratio
-  // moves between repetitions.
-  record.noise = (quantile(ratios, 0.75) - quantile(ratios, 0.25)) / 2;
+  stats::summarizeSamples(record);
   record.status = Status::Ok;
   record.message = llvm::formatv("{0} calls per sample", calls).str();
   return record;

@@ -20,13 +20,10 @@ struct MeasureOptions {
 
 /// Checks `candidate` against `baseline` on the same seeded inputs, then
 /// times both interleaved (ABBA order). A wrong result is a WrongResult
-/// record; otherwise an Ok record with every sample, the medians, the
-/// median of the paired ratios and its spread (`noise`).
+/// record; otherwise an Ok record with every sample, its medians, ratio and
+/// noise (stats::summarizeSamples).
 BenchRecord compareKernels(Kernel &baseline, Kernel &candidate,
                            const MeasureOptions &options);
-
-/// Quantile `q` in [0, 1] of `values` (linear interpolation).
-double quantile(std::vector<double> values, double q);
 
 } // namespace retune::bench
 

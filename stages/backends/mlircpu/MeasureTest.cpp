@@ -5,13 +5,6 @@
 using namespace retune;
 using namespace retune::bench;
 
-TEST(MeasureTest, Quantiles) {
-  EXPECT_DOUBLE_EQ(quantile({3, 1, 2}, 0.5), 2);
-  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4}, 0.5), 2.5);
-  EXPECT_DOUBLE_EQ(quantile({1, 2, 3, 4, 5}, 0.25), 2);
-  EXPECT_DOUBLE_EQ(quantile({}, 0.5), 0);
-}
-
 TEST(MeasureTest, ErrorsAreRelativeAndCatchNaN) {
   EXPECT_DOUBLE_EQ(maxRelativeError({{1.0, 2.0}}, {{1.0, 2.0}}), 0);
   EXPECT_NEAR(maxRelativeError({{1.5}}, {{1.0}}), 0.25, 1e-12);

@@ -10,19 +10,17 @@
 //                   loops. Enumerated directly from small divisor domains and
 //                   filtered by the same rules `checkCpuConfig` applies.
 //
-// This is the only file that includes z3++.h; it is compiled with -fexceptions
-// and converts z3::exception into llvm::Error.
+// Its constraints are a solver::Model, solved by Z3 (stages/search/solver).
 //
 //===----------------------------------------------------------------------===//
 #include "stages/search/cpu/CpuSpace.h"
 
+#include "stages/search/solver/Model.h"
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/MathExtras.h"
-
-#include <z3++.h>
 
 #include <algorithm>
 #include <cmath>
@@ -701,10 +699,9 @@ static double costOf(const Analysis &an, const CpuHost &host,
 // Enumeration
 //===----------------------------------------------------------------------===//
 
-/// The register level with Z3: one blocking clause per solution.
+/// The register level with Z3 (the solver's blocking-clause engine).
 static Expected<std::vector<RegisterChoice>>
 enumerateRegisters(const Analysis &an, const CpuHost &host) {
-  std::vector<RegisterChoice> found;
   SmallVector<int64_t> rowsDomain = divisors(an.rows(), registerLimit(host));
   SmallVector<int64_t> vecDomain;
   for (int64_t nv = 1; nv <= registerLimit(host); ++nv)
@@ -713,52 +710,38 @@ enumerateRegisters(const Analysis &an, const CpuHost &host) {
   SmallVector<int64_t> unrollDomain;
   for (unsigned u : kUnrollChoices)
     unrollDomain.push_back(u);
-  try {
-    z3::context ctx;
-    z3::solver solver(ctx);
-    z3::expr mr = ctx.int_const("mr"), nv = ctx.int_const("nv"),
-             unroll = ctx.int_const("unroll"),
-             colsOuter = ctx.int_const("cols_outer");
-    auto oneOf = [&](const z3::expr &var, ArrayRef<int64_t> values) {
-      z3::expr_vector alternatives(ctx);
-      for (int64_t v : values)
-        alternatives.push_back(var == ctx.int_val(v));
-      return z3::mk_or(alternatives);
-    };
-    // Divisibility: domains of divisors (computed here, cheap).
-    solver.add(oneOf(mr, rowsDomain));
-    solver.add(oneOf(nv, vecDomain));
-    solver.add(oneOf(unroll, unrollDomain));
-    // Unroll divides the innermost register loop's trip count.
-    solver.add(z3::mod(ctx.int_val(an.ranges[an.kDim]), unroll) == 0);
-    // Register pressure: accumulators + operand vectors + one broadcast.
-    solver.add(mr * nv + nv + 1 <= ctx.int_val(registerLimit(host)));
-    // Loop order: the second order only where it differs.
-    solver.add(colsOuter >= 0 && colsOuter <= 1);
-    if (an.twoOrders)
-      solver.add(z3::implies(colsOuter == 1,
-                             mr < ctx.int_val(an.rows()) &&
-                                 nv * ctx.int_val(an.width) <
-                                     ctx.int_val(an.cols())));
-    else
-      solver.add(colsOuter == 0);
-    while (solver.check() == z3::sat) {
-      z3::model model = solver.get_model();
-      auto value = [&](const z3::expr &var) {
-        return model.eval(var, true).get_numeral_int64();
-      };
-      RegisterChoice r;
-      r.mr = value(mr);
-      r.nv = value(nv);
-      r.unroll = static_cast<unsigned>(value(unroll));
-      r.colsOuter = value(colsOuter) == 1;
-      found.push_back(r);
-      solver.add(mr != ctx.int_val(r.mr) || nv != ctx.int_val(r.nv) ||
-                 unroll != ctx.int_val(static_cast<int64_t>(r.unroll)) ||
-                 colsOuter != ctx.int_val(r.colsOuter ? 1 : 0));
-    }
-  } catch (const z3::exception &e) {
-    return makeError(Twine("cpu space: z3 failed: ") + e.msg());
+  solver::Model m;
+  // Divisibility: domains of divisors (computed here, cheap).
+  solver::Expr mr = m.addVarIn("mr", rowsDomain);
+  solver::Expr nv = m.addVarIn("nv", vecDomain);
+  solver::Expr unroll = m.addVarIn("unroll", unrollDomain);
+  solver::Expr colsOuter = m.addVar("cols_outer", 0, 1);
+  m.require(m.divides(unroll, m.c(an.ranges[an.kDim])),
+            "unroll divides the innermost register loop's trip count");
+  m.require(m.le(m.add(m.add(m.mul(mr, nv), nv), m.c(1)),
+                 m.c(registerLimit(host))),
+            "accumulators + operand vectors + one broadcast fit the registers");
+  // Loop order: the second order only where it differs.
+  solver::Expr rowsFirst = m.eq(colsOuter, m.c(0));
+  if (an.twoOrders)
+    m.require(m.lor(rowsFirst,
+                    m.land(m.lt(mr, m.c(an.rows())),
+                           m.lt(m.mul(nv, m.c(an.width)), m.c(an.cols())))),
+              "columns-outer order only where it differs");
+  else
+    m.require(rowsFirst, "one loop order: both are the same");
+  Expected<std::vector<SmallVector<int64_t>>> solutions =
+      solver::solveAll(m, solver::Engine::Z3Blocking);
+  if (!solutions)
+    return makeError("cpu space: " + toString(solutions.takeError()));
+  std::vector<RegisterChoice> found;
+  for (const SmallVector<int64_t> &values : *solutions) {
+    RegisterChoice r;
+    r.mr = values[0];
+    r.nv = values[1];
+    r.unroll = static_cast<unsigned>(values[2]);
+    r.colsOuter = values[3] == 1;
+    found.push_back(r);
   }
   // Enumeration order of Z3 models is arbitrary: make it deterministic.
   llvm::sort(found, [](const RegisterChoice &a, const RegisterChoice &b) {

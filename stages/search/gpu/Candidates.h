@@ -11,7 +11,7 @@
 
 #include "stages/search/gpu/GpuTarget.h"
 #include "stages/search/gpu/Intrinsics.h"
-#include "stages/search/gpu/Model.h"
+#include "stages/search/solver/Model.h"
 #include "stages/search/gpu/Options.h"
 #include "stages/core/Problem.h"
 

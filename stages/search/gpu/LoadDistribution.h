@@ -17,7 +17,7 @@
 #ifndef RETUNE_GPU_LOADDISTRIBUTION_H
 #define RETUNE_GPU_LOADDISTRIBUTION_H
 
-#include "stages/search/gpu/Model.h"
+#include "stages/search/solver/Model.h"
 
 namespace retune::gpu {
 

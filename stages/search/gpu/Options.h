@@ -19,7 +19,7 @@
 #ifndef RETUNE_GPU_OPTIONS_H
 #define RETUNE_GPU_OPTIONS_H
 
-#include "stages/search/gpu/Model.h"
+#include "stages/search/solver/Model.h"
 
 #include <optional>
 #include <toml++/toml.h>

@@ -1,5 +1,5 @@
 //===- Model.cpp - Finite integer constraint systems, C++ engines ---------===//
-#include "stages/search/gpu/Model.h"
+#include "stages/search/solver/Model.h"
 
 #include "stages/support/FileUtil.h"
 
@@ -7,7 +7,7 @@
 
 #include <algorithm>
 
-namespace retune::gpu {
+namespace retune::solver {
 
 StringRef toString(Engine engine) {
   switch (engine) {
@@ -265,4 +265,4 @@ Expected<std::vector<SmallVector<int64_t>>> solveAll(const Model &model, Engine 
   return solveWithZ3(model, engine, limit);
 }
 
-} // namespace retune::gpu
+} // namespace retune::solver

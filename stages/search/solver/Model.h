@@ -17,11 +17,13 @@
 //                  variables that have a defining expression.
 //
 // All engines return the same solution set (tests check it); only the order
-// may differ, and the ordering stage sorts anyway.
+// may differ, and the ordering stage sorts anyway. Both search spaces (cpu,
+// gpu) state their constraints as a Model: Z3Engine.cpp is the one file
+// that includes z3++.h, and it converts Z3's exceptions into llvm::Error.
 //
 //===----------------------------------------------------------------------===//
-#ifndef RETUNE_GPU_MODEL_H
-#define RETUNE_GPU_MODEL_H
+#ifndef RETUNE_SEARCH_SOLVER_MODEL_H
+#define RETUNE_SEARCH_SOLVER_MODEL_H
 
 #include "stages/support/LLVM.h"
 
@@ -30,7 +32,7 @@
 #include <string>
 #include <vector>
 
-namespace retune::gpu {
+namespace retune::solver {
 
 enum class Engine { Z3Blocking, Z3Incremental, LatticeZ3, Lattice };
 
@@ -129,6 +131,17 @@ Expected<std::vector<SmallVector<int64_t>>> solveAll(const Model &model, Engine 
 Expected<std::vector<SmallVector<int64_t>>> solveWithZ3(const Model &model, Engine engine,
                                                         size_t limit);
 
+} // namespace retune::solver
+
+namespace retune::gpu {
+// The GPU spaces were the first users; their code names these unqualified.
+using solver::Engine;
+using solver::Expr;
+using solver::Model;
+using solver::parseEngine;
+using solver::solveAll;
+using solver::solveWithZ3;
+using solver::toString;
 } // namespace retune::gpu
 
-#endif // RETUNE_GPU_MODEL_H
+#endif // RETUNE_SEARCH_SOLVER_MODEL_H

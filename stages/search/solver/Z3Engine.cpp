@@ -5,7 +5,7 @@
 // catches and turns the exception into an llvm::Error.
 //
 //===----------------------------------------------------------------------===//
-#include "stages/search/gpu/Model.h"
+#include "stages/search/solver/Model.h"
 
 #include "stages/support/FileUtil.h"
 
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <z3++.h>
 
-namespace retune::gpu {
+namespace retune::solver {
 namespace {
 
 using Solutions = std::vector<SmallVector<int64_t>>;
@@ -366,4 +366,4 @@ Expected<Solutions> solveWithZ3(const Model &model, Engine engine, size_t limit)
   }
 }
 
-} // namespace retune::gpu
+} // namespace retune::solver

@@ -57,8 +57,8 @@ static cl::opt<unsigned>
 
 namespace {
 
-json::Array toSeconds(ArrayRef<double> us) {
-  json::Array seconds;
+std::vector<double> toSeconds(ArrayRef<double> us) {
+  std::vector<double> seconds;
   for (double v : us)
     seconds.push_back(v * 1e-6);
   return seconds;
@@ -240,34 +240,36 @@ Error run() {
       tuned ? median(timed.tuned.samplesUs) * 1e-6 : baseMedian;
   const BenchOutcome &failed =
       timed.baseline.status != Status::Ok ? timed.baseline : timed.tuned;
-  json::Array kept;
+  ModelRecord r;
+  r.model = tools::modelFile();
+  r.device = tools::modelDevice();
+  r.status = failed.status;
+  r.message = failed.message;
+  r.decision = decision->text;
+  r.baselineMedian = baseMedian;
+  r.tunedMedian = tunedMedian;
+  r.speedup = tunedMedian > 0 ? baseMedian / tunedMedian : 0.0;
+  if (tuned) {
+    stats::RatioEstimate estimate =
+        stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+    r.ratio = estimate.ratio;
+    r.noise = estimate.noise;
+  }
   for (const Winner &w : decision->kept)
-    kept.push_back(w.dispatch);
-  json::Object result{
-      {"schema", schema::kModel},
-      {"model", tools::modelFile()},
-      {"device", tools::modelDevice()},
-      {"status", toString(failed.status)},
-      {"message", failed.message},
-      {"decision", decision->text},
-      {"baseline_median_s", baseMedian},
-      {"tuned_median_s", tunedMedian},
-      {"speedup", tunedMedian > 0 ? baseMedian / tunedMedian : 0.0},
-      {"ratio", baseMedian > 0 ? tunedMedian / baseMedian : 0.0},
-      {"winners_kept", std::move(kept)},
-      {"winners_dropped", json::Array(decision->dropped)},
-      {"in_model_trials", std::move(inModelTrials)},
-      {"results_checked",
-       runner->checksResults()
-           ? "against the baseline's on seeded inputs (iree-run-module)"
-                 : "no (iree-run-module not found)"},
-      {"baseline_samples_s", toSeconds(timed.baseline.samplesUs)},
-      {"tuned_samples_s", toSeconds(timed.tuned.samplesUs)},
-      {"seconds", std::chrono::duration<double>(
-                      std::chrono::steady_clock::now() - start)
-                      .count()},
-      {"started_at", startedAt}};
-  return writeJsonFile(outputPath, std::move(result));
+    r.winnersKept.push_back(w.dispatch);
+  r.winnersDropped = decision->dropped;
+  r.inModelTrials = std::move(inModelTrials);
+  r.resultsChecked =
+      runner->checksResults()
+          ? "against the baseline's on seeded inputs (iree-run-module)"
+          : "no (iree-run-module not found)";
+  r.baselineSamples = toSeconds(timed.baseline.samplesUs);
+  r.tunedSamples = toSeconds(timed.tuned.samplesUs);
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  r.startedAt = startedAt;
+  return writeJsonFile(outputPath, toJson(r));
 }
 
 } // namespace

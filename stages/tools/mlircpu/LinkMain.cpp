@@ -22,17 +22,15 @@ static Error run() {
   std::vector<std::string> specs;
   std::string header = "Linked by retune-link from the winners of:";
   for (const std::string &path : selections) {
-    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
-    if (!value)
-      return value.takeError();
-    const json::Object *object = value->getAsObject();
-    StringRef spec = object->getString("spec").value_or("");
-    StringRef dispatch = object->getString("dispatch").value_or("?");
-    header += "\n  " + dispatch.str() + ": " +
-              (spec.empty() ? std::string("(no winner: default config)")
-                            : spec.str());
-    if (!spec.empty())
-      specs.push_back(spec.str());
+    Expected<SelectRecord> record =
+        readRecord<SelectRecord>(path, schema::kSelect, selectRecordFromJson);
+    if (!record)
+      return record.takeError();
+    header += "\n  " + record->dispatch + ": " +
+              (record->winner ? record->spec
+                              : std::string("(no winner: default config)"));
+    if (record->winner)
+      specs.push_back(record->spec);
   }
   Expected<std::string> linked = link::linkSpecs(specs, header);
   if (!linked)

@@ -182,13 +182,6 @@ struct Decision {
   BenchRecord measured;
 };
 
-json::Array toArray(const std::vector<double> &values) {
-  json::Array array;
-  for (double v : values)
-    array.push_back(v);
-  return array;
-}
-
 Expected<Decision> decide(ModelEvaluator &evaluator,
                           const std::vector<Winner> &winners) {
   std::map<std::string, BenchRecord> measured;
@@ -225,28 +218,26 @@ Error writeResult(const Decision &d, double startedAt, double seconds) {
   const BenchRecord &m = d.measured;
   // An empty spec leaves the model as the baseline compiled it.
   bool tuned = !d.winners.kept.empty() && m.status == Status::Ok && m.median > 0;
-  json::Array keptIds;
+  ModelRecord r;
+  r.model = modelPath.getValue();
+  r.status = m.status;
+  r.message = m.message;
+  r.decision = d.winners.text;
+  r.baselineMedian = m.baselineMedian;
+  r.tunedMedian = tuned ? m.median : m.baselineMedian;
+  r.speedup = tuned ? m.baselineMedian / m.median : 1.0;
+  r.ratio = m.ratio;
+  r.noise = m.noise;
+  r.maxError = m.maxError;
   for (const Winner &w : d.winners.kept)
-    keptIds.push_back(w.dispatch);
-  json::Object result{
-      {"schema", schema::kModel},
-      {"model", modelPath.getValue()},
-      {"status", toString(m.status)},
-      {"message", m.message},
-      {"decision", d.winners.text},
-      {"baseline_median_s", m.baselineMedian},
-      {"tuned_median_s", tuned ? m.median : m.baselineMedian},
-      {"speedup", tuned ? m.baselineMedian / m.median : 1.0},
-      {"ratio", m.ratio},
-      {"noise", m.noise},
-      {"max_error", m.maxError},
-      {"winners_kept", std::move(keptIds)},
-      {"winners_dropped", json::Array(d.winners.dropped)},
-      {"baseline_samples_s", toArray(m.baselineSamples)},
-      {"measured_samples_s", toArray(m.samples)},
-      {"seconds", seconds},
-      {"started_at", startedAt}};
-  return writeJsonFile(outputPath, std::move(result));
+    r.winnersKept.push_back(w.dispatch);
+  r.winnersDropped = d.winners.dropped;
+  r.resultsChecked = "against the baseline's on seeded inputs (retune-bench)";
+  r.baselineSamples = m.baselineSamples;
+  r.tunedSamples = m.samples;
+  r.seconds = seconds;
+  r.startedAt = startedAt;
+  return writeJsonFile(outputPath, toJson(r));
 }
 
 /// --baseline-only: the model must compile without a spec before anything

@@ -1,0 +1,55 @@
+//===- Statistics.h - One definition of a candidate's ratio and noise -*- C++ -*-===//
+//
+// Every backend's bench record states `ratio` and `noise` with the meaning
+// defined here, so that one `[select] margin` means one threshold whatever
+// measured the samples (docs/file-formats.md, retune.bench/2):
+//
+//   ratio = the median of candidate/baseline over every pair of one
+//           candidate sample and one baseline sample;
+//   noise = half the interquartile range of those ratios.
+//
+// Every pair, not adjacent ones: the mlir-cpu backend interleaves its
+// samples, but IREE's benchmark tool times the baseline and a candidate in
+// separate processes, so there is no adjacency to pair by. Over interleaved
+// samples (both sides spread over the same span of time) the cross ratios
+// still cancel slow drift, and the estimate is the same function of the
+// samples for every backend.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_CORE_STATISTICS_H
+#define RETUNE_CORE_STATISTICS_H
+
+#include "stages/core/Records.h"
+
+#include "llvm/ADT/ArrayRef.h"
+
+#include <vector>
+
+namespace retune::stats {
+
+/// Quantile `q` in [0, 1] of `values` (linear interpolation); 0 when empty.
+double quantile(std::vector<double> values, double q);
+
+/// The median of `values`; 0 when empty.
+double median(std::vector<double> values);
+
+struct RatioEstimate {
+  /// Candidate time over baseline time: below 1 is faster.
+  double ratio = 1;
+  /// Half the interquartile range of the sample ratios.
+  double noise = 0;
+};
+
+/// The ratio and noise of `candidate` samples against `baseline` samples
+/// (times in any one unit). Non-positive samples are ignored; with no
+/// usable sample on a side the estimate is {1, 0}.
+RatioEstimate estimateRatio(llvm::ArrayRef<double> candidate,
+                            llvm::ArrayRef<double> baseline);
+
+/// Sets `record`'s medians, ratio and noise from its samples (the one way
+/// every backend's bench fills them).
+void summarizeSamples(BenchRecord &record);
+
+} // namespace retune::stats
+
+#endif // RETUNE_CORE_STATISTICS_H
