@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cache/CacheKeys.h"
-#include "cache/ContentCache.h"
+#include "cache/CachedStep.h"
 #include "stages/backends/mlircpu/Measure.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
@@ -178,18 +178,17 @@ static std::string benchKey(const char *argv0, const CompileRecord &baseline,
       .hex(16);
 }
 
-/// Replays a cached measurement; false when the entry is unusable.
-static bool replay(const ContentCache &cache, StringRef key) {
-  auto entry = cache.lookup(key);
-  if (!entry || !entry->count("record.json"))
-    return false;
-  Expected<json::Value> value = json::parse(entry->at("record.json"));
-  Expected<BenchRecord> record =
-      value ? benchRecordFromJson(*value) : Expected<BenchRecord>(value.takeError());
-  if (!record) {
-    consumeError(record.takeError());
-    return false;
-  }
+/// Replays a cached measurement into this build's record.
+static Error restore(const CacheEntry &entry, StringRef key) {
+  auto text = entry.find("record.json");
+  if (text == entry.end())
+    return makeError("cache entry without a record");
+  Expected<json::Value> value = json::parse(text->second);
+  if (!value)
+    return value.takeError();
+  Expected<BenchRecord> record = benchRecordFromJson(*value);
+  if (!record)
+    return record.takeError();
   // This build spent (almost) no time on it.
   record->cached = true;
   record->key = key.str();
@@ -197,11 +196,7 @@ static bool replay(const ContentCache &cache, StringRef key) {
   record->seconds = 0;
   // The job replaying it, not the one that measured it.
   record->slurm = slurmPlacementFromEnv();
-  if (Error err = writeJsonFile(outputPath, toJson(*record))) {
-    consumeError(std::move(err));
-    return false;
-  }
-  return true;
+  return writeJsonFile(outputPath, toJson(*record));
 }
 
 /// Outcomes that repeat: crashes and timeouts of a measurement may not.
@@ -223,20 +218,20 @@ static bool alreadyDone(StringRef key) {
   return record->key == key && isFinal(*record);
 }
 
-/// Remembers checked outcomes (ok, wrong result) measured undisturbed.
-static void remember(const ContentCache &cache, StringRef key) {
+/// What the cache keeps: checked outcomes (ok, wrong result) measured
+/// undisturbed.
+static std::optional<CacheEntry> outcome() {
   Expected<BenchRecord> record =
       readRecord<BenchRecord>(outputPath, schema::kBench, benchRecordFromJson);
   if (!record) {
     consumeError(record.takeError());
-    return;
+    return std::nullopt;
   }
   // A disturbed measurement serves this run only: cached, it would spoil
   // every later one.
   if (!isFinal(*record) || record->disturbed)
-    return;
-  consumeError(cache.store(key, {{"record.json",
-                                  formatv("{0}", toJson(*record)).str()}}));
+    return std::nullopt;
+  return CacheEntry{{"record.json", formatv("{0}", toJson(*record)).str()}};
 }
 
 static Error measureInChild(const char *argv0, StringRef key);
@@ -258,25 +253,20 @@ static Error runParent(const char *argv0) {
     return writeFailure(Status::BenchError,
                         "the baseline did not compile: " + baseline->message);
   ContentCache cache(ContentCache::rootFor(cacheDir));
-  std::string key = benchKey(argv0, *baseline, *candidate);
-  if (alreadyDone(key)) {
-    keepNewerThanInputs(outputPath, {baselinePath, candidatePath});
-    return Error::success();
-  }
-  if (cache.enabled() && replay(cache, key))
-    return Error::success();
+  CachedStep step;
+  step.key = benchKey(argv0, *baseline, *candidate);
   // One measurement at a time on this machine, whichever run asks.
-  Expected<DeviceLock> lock = DeviceLock::acquire(kDevice);
-  if (!lock)
-    return lock.takeError();
-  // Another run may have measured exactly this while we waited.
-  if (cache.enabled() && replay(cache, key))
-    return Error::success();
-  if (Error err = measureInChild(argv0, key))
-    return err;
-  if (cache.enabled())
-    remember(cache, key);
-  return Error::success();
+  step.deviceLock = kDevice;
+  step.alreadyDone = [](StringRef key) {
+    if (!alreadyDone(key))
+      return false;
+    keepNewerThanInputs(outputPath, {baselinePath, candidatePath});
+    return true;
+  };
+  step.restore = restore;
+  step.run = [argv0](StringRef key) { return measureInChild(argv0, key); };
+  step.outcome = outcome;
+  return runCachedStep(cache, step);
 }
 
 /// Adds to the child's record how much of the CPU it had: another process

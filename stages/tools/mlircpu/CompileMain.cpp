@@ -8,7 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "cache/CacheKeys.h"
-#include "cache/ContentCache.h"
+#include "cache/CachedStep.h"
 #include "stages/backends/mlircpu/CpuCompiler.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
@@ -185,58 +185,51 @@ static Error restore(const std::map<std::string, std::string> &entry,
   return writeJsonFile(recordPath, toJson(*compiled));
 }
 
-/// Stores this build's outcome; timeouts may pass next time, so they are
-/// not remembered.
-static void remember(const ContentCache &cache, StringRef key) {
+/// What of this build's outcome the cache keeps; timeouts may pass next
+/// time, so they are not remembered.
+static std::optional<CacheEntry> outcome() {
   Expected<CompileRecord> record = readRecord<CompileRecord>(
       recordPath, schema::kCompile, compileRecordFromJson);
   if (!record || record->status == Status::Timeout) {
     if (!record)
       consumeError(record.takeError());
-    return;
+    return std::nullopt;
   }
-  std::map<std::string, std::string> entry;
+  CacheEntry entry;
   entry["record.json"] = formatv("{0}", toJson(*record)).str();
   if (record->status == Status::Ok) {
     Expected<std::string> artifact = readFile(outputPath);
     if (!artifact) {
       consumeError(artifact.takeError());
-      return;
+      return std::nullopt;
     }
     entry["artifact.so"] = std::move(*artifact);
   }
-  // A full disk must not fail the build: the cache is an optimization.
-  consumeError(cache.store(key, entry));
+  return entry;
 }
 
 static Error runParent(const char *argv0) {
   // Injected faults must really happen: they bypass the cache.
   bool faulty = !faultFor(specPath).empty();
   ContentCache cache(faulty ? "" : ContentCache::rootFor(cacheDir));
-  std::string key;
+  CachedStep step;
   if (sys::fs::exists(payloadPath)) {
-    Expected<std::string> computed = compileKey(argv0);
-    if (!computed)
-      return computed.takeError();
-    key = *computed;
-    if (!faulty && alreadyDone(key)) {
-      keepNewerThanInputs(recordPath, {payloadPath, specPath});
-      return Error::success();
-    }
+    Expected<std::string> key = compileKey(argv0);
+    if (!key)
+      return key.takeError();
+    if (!faulty)
+      step.key = *key;
   }
-  if (cache.enabled() && !key.empty()) {
-    if (auto entry = cache.lookup(key)) {
-      if (Error err = restore(*entry, key))
-        consumeError(std::move(err)); // a bad entry: compile instead
-      else
-        return Error::success();
-    }
-  }
-  if (Error err = compileInChild(argv0, key))
-    return err;
-  if (cache.enabled() && !key.empty())
-    remember(cache, key);
-  return Error::success();
+  step.alreadyDone = [](StringRef key) {
+    if (!alreadyDone(key))
+      return false;
+    keepNewerThanInputs(recordPath, {payloadPath, specPath});
+    return true;
+  };
+  step.restore = restore;
+  step.run = [argv0](StringRef key) { return compileInChild(argv0, key); };
+  step.outcome = outcome;
+  return runCachedStep(cache, step);
 }
 
 static Error compileInChild(const char *argv0, StringRef key) {
