@@ -17,6 +17,7 @@
 #include "stages/cpu/CpuDefaults.h"
 #include "stages/cpu/CpuSpec.h"
 #include "stages/cpu/LinalgProblem.h"
+#include "stages/cpu/StaticBuffers.h"
 #include "stages/support/FileUtil.h"
 
 #include "lld/Common/Driver.h"
@@ -487,6 +488,8 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
       failed(transform::applyTransformNamedSequence(
           payload->get(), entry, *library, transform::TransformOptions())))
     return diags.error("applying the transform spec failed");
+  // No allocation in the steady state: buffers once per loaded instance.
+  planStaticBuffers(**payload);
   result.transformSeconds = since(start);
 
   start = Clock::now();
