@@ -16,6 +16,7 @@
 
 #include "stages/cpu/CpuDefaults.h"
 #include "stages/cpu/CpuSpec.h"
+#include "stages/cpu/LayoutNormalization.h"
 #include "stages/cpu/LinalgProblem.h"
 #include "stages/cpu/StaticBuffers.h"
 #include "stages/support/FileUtil.h"
@@ -452,6 +453,8 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   result.functions = std::move(*functions);
   if (request.injectFault == "wrong")
     injectWrongResults(**payload);
+  // As the dump formed the dispatches: the specs match NN contractions.
+  normalizeOperandLayouts(**payload);
 
   // The transform library: spec (if any) + defaults + driver.
   OwningOpRef<ModuleOp> library;
