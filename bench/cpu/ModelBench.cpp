@@ -31,7 +31,8 @@ using bench::Buffer;
 
 static cl::opt<std::string> modelKind(
     "model", cl::Required,
-    cl::desc("which bundled example: mlp, mixed or transformer"));
+    cl::desc("which model: the bundled mlp, mixed or transformer, or "
+             "[batch-]matmul-<nn|nt|tn|tt> (one contraction)"));
 static cl::opt<std::string> tunedRecord("tuned", cl::Required,
                                         cl::desc("compile record of the tuned build"));
 static cl::opt<std::string> defaultRecord("default", cl::Required,
@@ -191,8 +192,42 @@ Expected<Reference> transformer(const FuncSignature &sig,
   return ref;
 }
 
+/// (a, b) -> a · b for `matmul-<A><B>` or `batch-matmul-<A><B>`, each
+/// letter n (as stored) or t (transposed: A as [k, m], B as [n, k]).
+Expected<Reference> contraction(StringRef kind, const FuncSignature &sig,
+                                const std::vector<Buffer> &in) {
+  bool batched = kind.consume_front("batch-");
+  if (!kind.consume_front("matmul-") || kind.size() != 2 ||
+      kind.find_first_not_of("nt") != StringRef::npos)
+    return makeError("expected matmul-<nn|nt|tn|tt> or batch-matmul-<..>");
+  bool ta = kind[0] == 't', tb = kind[1] == 't';
+  size_t rank = batched ? 3 : 2;
+  if (sig.args.size() != 2 || sig.args[0].shape.size() != rank ||
+      sig.args[1].shape.size() != rank)
+    return makeError("expected (a, b) of rank " + Twine(rank));
+  const std::vector<int64_t> &a = sig.args[0].shape, &b = sig.args[1].shape;
+  int64_t batch = batched ? a[0] : 1, r = rank - 2;
+  int64_t m = ta ? a[r + 1] : a[r], k = ta ? a[r] : a[r + 1],
+          n = tb ? b[r] : b[r + 1];
+  Reference ref;
+  ref.outputs.emplace_back(
+      f32Tensor(batched ? std::vector<int64_t>{batch, m, n}
+                        : std::vector<int64_t>{m, n}));
+  ref.flops = 2.0 * batch * m * n * k;
+  ref.run = [&in, batch, m, n, k, ta, tb](Reference &ref) {
+    for (int64_t i = 0; i < batch; ++i)
+      cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans,
+                  tb ? CblasTrans : CblasNoTrans, m, n, k, 1.f,
+                  f32(in[0]) + i * m * k, ta ? m : k, f32(in[1]) + i * k * n,
+                  tb ? k : n, 0.f, f32(ref.outputs[0]) + i * m * n, n);
+  };
+  return ref;
+}
+
 Expected<Reference> referenceFor(StringRef kind, const FuncSignature &sig,
                                  const std::vector<Buffer> &in) {
+  if (kind.contains("matmul-"))
+    return contraction(kind, sig, in);
   if (kind == "mlp")
     return mlp(sig, in);
   if (kind == "mixed")

@@ -193,7 +193,11 @@ std::string emitDefaults(ModuleOp payload, const CpuHost &host,
   std::string text;
   llvm::StringSet<> seen;
   payload.walk([&](linalg::LinalgOp op) {
+    // Root ops no spec matched, and what stays outside dispatches (fills,
+    // transposes, elementwise generics): vectorized, never plain loops.
     FailureOr<Problem> problem = problemFromOp(op, host.target(), nullptr);
+    if (failed(problem))
+      problem = elementwiseProblemFromOp(op, host.target());
     if (failed(problem))
       return;
     std::string symbol = "__retune_default_" + problem->stableId();
@@ -258,6 +262,10 @@ constexpr llvm::StringLiteral kPostProcessing = R"mlir(
       transform.apply_patterns.vector.split_transfer_full_partial split_transfer_strategy = "vector-transfer"
       transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+    } : !transform.any_op
+    // 16x16 f32 blocks (the default for transposes) with AVX-512 shuffles.
+    transform.apply_patterns to %memfuncs {
+      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
     } : !transform.any_op
     transform.apply_patterns to %memfuncs {
       transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_1d"
