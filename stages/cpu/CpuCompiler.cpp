@@ -463,6 +463,7 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
     injectWrongResults(**payload);
   // As the dump formed the dispatches: the specs match NN contractions.
   normalizeOperandLayouts(**payload);
+  privatizeSharedFills(**payload);
 
   // The transform library: spec (if any) + defaults + driver.
   OwningOpRef<ModuleOp> library;

@@ -1,7 +1,9 @@
 //===- StaticBuffers.cpp - Plan a function's buffers once per instance ----===//
 #include "stages/cpu/StaticBuffers.h"
+#include "stages/cpu/LinalgProblem.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/SymbolTable.h"
@@ -18,6 +20,26 @@ static bool plannable(memref::AllocOp alloc) {
   return type.hasStaticShape() && type.getLayout().isIdentity() &&
          !type.getMemorySpace() && alloc.getDynamicSizes().empty() &&
          alloc.getSymbolOperands().empty();
+}
+
+unsigned privatizeSharedFills(ModuleOp module) {
+  SmallVector<linalg::LinalgOp> roots;
+  module.walk([&](linalg::LinalgOp op) {
+    if (isRootOp(op) && op.getNumDpsInits() == 1)
+      roots.push_back(op);
+  });
+  unsigned cloned = 0;
+  for (linalg::LinalgOp root : roots) {
+    OpOperand *init = root.getDpsInitOperand(0);
+    auto fill = init->get().getDefiningOp<linalg::FillOp>();
+    if (!fill || fill->hasOneUse())
+      continue;
+    OpBuilder builder(root);
+    Operation *copy = builder.clone(*fill);
+    init->set(copy->getResult(0));
+    ++cloned;
+  }
+  return cloned;
 }
 
 unsigned planStaticBuffers(ModuleOp module) {

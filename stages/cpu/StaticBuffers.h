@@ -21,6 +21,13 @@
 
 namespace retune::cpu {
 
+/// Gives every contraction or convolution whose init is a `linalg.fill`
+/// used elsewhere too its own copy of the fill, as a dispatch owns its fill:
+/// one fill shared by several ops (the same zero init for q, k and v) makes
+/// bufferization fill one buffer and copy it for each, a read and a write
+/// where a fill is a write. Returns how many fills it cloned.
+unsigned privatizeSharedFills(mlir::ModuleOp module);
+
 /// Replaces every static-shaped `memref.alloc` in a function's entry block
 /// by a private, uninitialized global of `module`; returns how many.
 unsigned planStaticBuffers(mlir::ModuleOp module);

@@ -1,6 +1,7 @@
 #include "stages/cpu/StaticBuffers.h"
 #include "stages/cpu/CpuCompiler.h"
 
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
@@ -59,3 +60,29 @@ TEST(StaticBuffersTest, EntryBlockStaticAllocsBecomeGlobals) {
 }
 
 } // namespace
+
+TEST(StaticBuffersTest, EachRootGetsItsOwnFill) {
+  constexpr const char *text = R"mlir(
+func.func @f(%a: tensor<8x8xf32>, %b: tensor<8x8xf32>) -> (tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<8x8xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %0 = linalg.matmul ins(%a, %b : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  %1 = linalg.matmul ins(%b, %a : tensor<8x8xf32>, tensor<8x8xf32>) outs(%f : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0, %1, %f : tensor<8x8xf32>, tensor<8x8xf32>, tensor<8x8xf32>
+}
+)mlir";
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(text, &compilerContext());
+  ASSERT_TRUE(module);
+  EXPECT_EQ(privatizeSharedFills(*module), 2u);
+  ASSERT_TRUE(succeeded(verify(*module)));
+  // Each matmul's init is a fill used by it alone; the returned one stays.
+  module->walk([](linalg::MatmulOp op) {
+    auto fill = op.getDpsInits()[0].getDefiningOp<linalg::FillOp>();
+    ASSERT_TRUE(fill);
+    EXPECT_TRUE(fill->hasOneUse());
+  });
+  // A fill with one user is left as it is.
+  EXPECT_EQ(privatizeSharedFills(*module), 0u);
+}
