@@ -43,6 +43,14 @@ static cl::opt<unsigned> threads("blas-threads", cl::init(1),
 static cl::opt<unsigned> heads("heads", cl::init(8),
                                cl::desc("attention heads of the transformer"));
 static cl::opt<unsigned> repetitions("repetitions", cl::init(15));
+static cl::opt<unsigned> callsPerSample(
+    "calls-per-sample", cl::init(3),
+    cl::desc("back-to-back timed calls per sample, after one untimed call "
+             "(the steady state of a process serving this model)"));
+static cl::opt<bool> cold(
+    "cold", cl::init(false),
+    cl::desc("time single calls right after the other variants ran (their "
+             "data evicted this one's), no untimed call first"));
 
 namespace {
 
@@ -386,16 +394,28 @@ int main(int argc, char **argv) {
   for (int warm = 0; warm < 3; ++warm)
     for (Timing &t : timings)
       t.call();
+  // Variants take turns sample by sample, so machine noise hits all.
+  unsigned calls = cold ? 1 : std::max(1u, callsPerSample.getValue());
   for (unsigned r = 0; r < repetitions; ++r)
     for (Timing &t : timings) {
+      if (!cold)
+        t.call();
       long before = minorFaults();
-      t.samples.push_back(bench::seconds(t.call));
+      t.samples.push_back(bench::seconds([&] {
+                            for (unsigned c = 0; c < calls; ++c)
+                              t.call();
+                          }) /
+                          calls);
       t.faults += minorFaults() - before;
     }
   std::printf("model %s, %u thread%s, %.2f GFLOP per call, median of %u "
-              "interleaved runs\n",
+              "samples taken in turn, %s\n",
               modelKind.c_str(), threads.getValue(), threads > 1 ? "s" : "",
-              ref->flops * 1e-9, repetitions.getValue());
+              ref->flops * 1e-9, repetitions.getValue(),
+              cold ? "1 cold call each"
+                   : (std::to_string(calls) +
+                      " back-to-back calls each after an untimed one")
+                        .c_str());
   std::printf("FMA peak, %u thread%s (%s): %.1f GFLOP/s; OpenBLAS kernel: %s\n",
               threads.getValue(), threads > 1 ? "s" : "", isa, peak,
               openblas_get_corename());
@@ -408,7 +428,7 @@ int main(int argc, char **argv) {
     double gflops = ref->flops / median * 1e-9;
     std::printf("  %-18s %9.3f %9.1f %6.1f%% %12.1f\n", t.name, median * 1e3,
                 gflops, 100 * gflops / peak,
-                double(t.faults) / repetitions);
+                double(t.faults) / (repetitions * calls));
   }
   std::printf("  tuned / OpenBLAS-composed speed: %.2fx   default / OpenBLAS: "
               "%.2fx   tuned / default: %.2fx\n",
