@@ -6,6 +6,7 @@
 // inputs, after checking all three agree. Prints GFLOP/s and ratios.
 //
 //===----------------------------------------------------------------------===//
+#include "bench/cpu/BenchCommon.h"
 #include "stages/backends/mlircpu/KernelRunner.h"
 #include "stages/backends/mlircpu/Measure.h"
 #include "stages/core/Records.h"
@@ -16,7 +17,6 @@
 #include "llvm/Support/WithColor.h"
 
 #include <cblas.h>
-#include <chrono>
 #include <cstdio>
 
 using namespace llvm;
@@ -28,35 +28,12 @@ static cl::opt<std::string> defaultRecord("default", cl::Required,
                                           cl::desc("compile record of the default build"));
 static cl::opt<unsigned> repetitions("repetitions", cl::init(15));
 
-extern "C" void openblas_set_num_threads(int);
-extern "C" char *openblas_get_corename(void);
-
-static Expected<std::unique_ptr<bench::Kernel>> load(StringRef recordPath,
-                                                     FuncSignature &signature) {
-  Expected<CompileRecord> record =
-      readRecord<CompileRecord>(recordPath, schema::kCompile, compileRecordFromJson);
-  if (!record)
-    return record.takeError();
-  if (record->status != Status::Ok || record->functions.size() != 1)
-    return createStringError(inconvertibleErrorCode(),
-                             recordPath + ": not a successful single-function build");
-  signature = record->functions.front();
-  return bench::Kernel::load(record->artifact, signature);
-}
-
-static double seconds(const std::function<void()> &call) {
-  auto start = std::chrono::steady_clock::now();
-  call();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-      .count();
-}
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::ParseCommandLineOptions(argc, argv, "tuned vs default vs OpenBLAS sgemm\n");
   FuncSignature signature;
-  auto tuned = load(tunedRecord, signature);
-  auto base = load(defaultRecord, signature);
+  auto tuned = bench::loadFromRecord(tunedRecord, "", signature);
+  auto base = bench::loadFromRecord(defaultRecord, "", signature);
   if (!tuned || !base) {
     WithColor::error() << (tuned ? toString(base.takeError())
                                  : toString(tuned.takeError()))
@@ -101,9 +78,9 @@ int main(int argc, char **argv) {
     (*base)->call(false);
   }
   for (unsigned r = 0; r < repetitions; ++r) {
-    tBlas.push_back(seconds(blas));
-    tTuned.push_back(seconds([&] { (*tuned)->call(false); }));
-    tBase.push_back(seconds([&] { (*base)->call(false); }));
+    tBlas.push_back(bench::seconds(blas));
+    tTuned.push_back(bench::seconds([&] { (*tuned)->call(false); }));
+    tBase.push_back(bench::seconds([&] { (*base)->call(false); }));
   }
   double gTuned = flops / stats::quantile(tTuned, 0.5) * 1e-9;
   double gBase = flops / stats::quantile(tBase, 0.5) * 1e-9;

@@ -18,6 +18,8 @@ StringRef toString(OpKind kind) {
     return "convolution";
   case OpKind::Attention:
     return "attention";
+  case OpKind::Elementwise:
+    return "elementwise";
   }
   llvm_unreachable("unknown op kind");
 }
@@ -29,6 +31,8 @@ std::optional<OpKind> parseOpKind(StringRef text) {
     return OpKind::Convolution;
   if (text == "attention")
     return OpKind::Attention;
+  if (text == "elementwise")
+    return OpKind::Elementwise;
   return std::nullopt;
 }
 

@@ -20,7 +20,9 @@
 
 namespace retune {
 
-enum class OpKind { Contraction, Convolution, Attention };
+/// Elementwise: parallel loops only (fills, transposes, bias, activations);
+/// never a tuned root, but what the mlir-cpu compiler vectorizes by default.
+enum class OpKind { Contraction, Convolution, Attention, Elementwise };
 
 llvm::StringRef toString(OpKind kind);
 std::optional<OpKind> parseOpKind(llvm::StringRef text);
@@ -31,7 +33,9 @@ std::optional<OpKind> parseOpKind(llvm::StringRef text);
 ///   convolution: 'b' batch, 'o' output image, 'f' output channel,
 ///                'r' filter window, 'c' input channel, 'd' depth (grouped);
 ///   attention:   'b' batch, 'm' query, 'k' head (K1), 'l' key (K2),
-///                'n' value head.
+///                'n' value head;
+///   elementwise: 'v' innermost dim of the output or of an input (vector
+///                lanes go there), 'p' other parallel dims.
 struct Problem {
   OpKind kind = OpKind::Contraction;
   /// Root op name, e.g. "linalg.matmul" or "linalg.generic".

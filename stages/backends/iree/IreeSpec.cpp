@@ -105,6 +105,9 @@ void emitMatchBody(std::string &out, const SpecEntry &entry) {
     emitDimsEqual(out, "k1", rangesWithRole(p, 'k'));
     emitDimsEqual(out, "k2", rangesWithRole(p, 'l'));
     break;
+  case OpKind::Elementwise:
+    // Never a dispatch root: mlir-cpu's own default for leftover ops.
+    llvm_unreachable("no IREE spec entry for an elementwise op");
   }
 }
 

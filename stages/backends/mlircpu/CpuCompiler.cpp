@@ -14,9 +14,11 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CpuCompiler.h"
 
-#include "stages/search/cpu/CpuDefaults.h"
 #include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/backends/mlircpu/LayoutNormalization.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
+#include "stages/backends/mlircpu/StaticBuffers.h"
+#include "stages/search/cpu/CpuDefaults.h"
 #include "stages/support/FileUtil.h"
 
 #include "lld/Common/Driver.h"
@@ -191,7 +193,11 @@ std::string emitDefaults(ModuleOp payload, const CpuHost &host,
   std::string text;
   llvm::StringSet<> seen;
   payload.walk([&](linalg::LinalgOp op) {
+    // Root ops no spec matched, and what stays outside dispatches (fills,
+    // transposes, elementwise generics): vectorized, never plain loops.
     FailureOr<Problem> problem = problemFromOp(op, host.target(), nullptr);
+    if (failed(problem))
+      problem = elementwiseProblemFromOp(op, host.target());
     if (failed(problem))
       return;
     std::string symbol = "__retune_default_" + problem->stableId();
@@ -256,6 +262,10 @@ constexpr llvm::StringLiteral kPostProcessing = R"mlir(
       transform.apply_patterns.vector.split_transfer_full_partial split_transfer_strategy = "vector-transfer"
       transform.apply_patterns.vector.transfer_to_scf max_transfer_rank = 1 full_unroll = true
       transform.apply_patterns.vector.lower_transfer max_transfer_rank = 1
+    } : !transform.any_op
+    // 16x16 f32 blocks (the default for transposes) with AVX-512 shuffles.
+    transform.apply_patterns to %memfuncs {
+      transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_16x16"
     } : !transform.any_op
     transform.apply_patterns to %memfuncs {
       transform.apply_patterns.vector.lower_transpose lowering_strategy = "shuffle_1d"
@@ -451,6 +461,9 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   result.functions = std::move(*functions);
   if (request.injectFault == "wrong")
     injectWrongResults(**payload);
+  // As the dump formed the dispatches: the specs match NN contractions.
+  normalizeOperandLayouts(**payload);
+  privatizeSharedFills(**payload);
 
   // The transform library: spec (if any) + defaults + driver.
   OwningOpRef<ModuleOp> library;
@@ -487,6 +500,8 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
       failed(transform::applyTransformNamedSequence(
           payload->get(), entry, *library, transform::TransformOptions())))
     return diags.error("applying the transform spec failed");
+  // No allocation in the steady state: buffers once per loaded instance.
+  planStaticBuffers(**payload);
   result.transformSeconds = since(start);
 
   start = Clock::now();

@@ -1,6 +1,7 @@
 //===- DispatchFormation.cpp - Split a model into tunable dispatches ------===//
 #include "stages/backends/mlircpu/DispatchFormation.h"
 
+#include "stages/backends/mlircpu/LayoutNormalization.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
 #include "stages/support/FileUtil.h"
 
@@ -84,6 +85,9 @@ std::string print(ModuleOp module) {
 
 Expected<FormedDispatches> formDispatches(ModuleOp model, StringRef modelName,
                                           StringRef target) {
+  // Transposed-B contractions become a transpose + the NN contraction, as
+  // the compiler sees them (the transpose stays outside the dispatch).
+  cpu::normalizeOperandLayouts(model);
   FormedDispatches formed;
   formed.index.model = modelName.str();
   std::map<std::string, size_t> positionOf;

@@ -63,27 +63,47 @@ TEST(DispatchFormationTest, MixedModelRolesAndLayouts) {
   EXPECT_EQ(conv.kind, OpKind::Convolution);
   EXPECT_EQ(conv.dimRoles, "boofrrc");
   EXPECT_EQ(conv.loopRanges, (SmallVector<int64_t>{1, 28, 28, 64, 3, 3, 64}));
+  // The transposed-B projection is tuned in the NN layout: its B is
+  // transposed outside the dispatch, which takes the result as an argument.
   EXPECT_EQ(byOp["linalg.matmul"]->problem.indexingMaps[1],
-            "affine_map<(d0, d1, d2) -> (d1, d2)>");
+            "affine_map<(d0, d1, d2) -> (d2, d1)>");
+  const std::string &text = formed->modules.at(byOp["linalg.matmul"]->id);
+  EXPECT_EQ(text.find("linalg.transpose"), std::string::npos);
 }
 
-TEST(DispatchFormationTest, LayoutChangesTheId) {
-  const char *normal = R"mlir(
-    func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
-      %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
-      return %0 : tensor<64x16xf32>
-    })mlir";
-  const char *transposed = R"mlir(
-    func.func @f(%a: tensor<64x32xf32>, %b: tensor<16x32xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
-      %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
-          ins(%a, %b : tensor<64x32xf32>, tensor<16x32xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
-      return %0 : tensor<64x16xf32>
-    })mlir";
-  auto a = formFrom(normal), b = formFrom(transposed);
-  ASSERT_TRUE(a && b);
-  EXPECT_NE(a->index.dispatches[0].id, b->index.dispatches[0].id);
+/// A 2-D f32 matmul dispatch of `rows` x 16 x 32 with B as [16, 32] (NT)
+/// or [32, 16] (NN).
+static std::string matmulText(int rows, bool transposedB) {
+  std::string m = std::to_string(rows);
+  std::string b = transposedB ? "16x32" : "32x16";
+  std::string maps =
+      transposedB ? "indexing_maps = [affine_map<(m, n, k) -> (m, k)>, "
+                    "affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> "
+                    "(m, n)>] "
+                  : "";
+  return "func.func @f(%a: tensor<" + m + "x32xf32>, %b: tensor<" + b +
+         "xf32>, %c: tensor<" + m + "x16xf32>) -> tensor<" + m +
+         "x16xf32> {\n  %0 = linalg.matmul " + maps + "ins(%a, %b : tensor<" +
+         m + "x32xf32>, tensor<" + b + "xf32>) outs(%c : tensor<" + m +
+         "x16xf32>) -> tensor<" + m + "x16xf32>\n  return %0 : tensor<" + m +
+         "x16xf32>\n}\n";
+}
+
+TEST(DispatchFormationTest, TransposedBIsTunedAsNNWhenRowsPayForIt) {
+  auto nn = formFrom(matmulText(64, false)), nt = formFrom(matmulText(64, true));
+  ASSERT_TRUE(nn && nt);
+  // Enough rows: B is transposed once, the dispatch is the NN one.
+  EXPECT_EQ(nn->index.dispatches[0].id, nt->index.dispatches[0].id);
   // Without a fill the init is simply the destination argument.
-  EXPECT_EQ(a->modules.begin()->second.find("linalg.fill"), std::string::npos);
+  EXPECT_EQ(nn->modules.begin()->second.find("linalg.fill"), std::string::npos);
+  // Few rows (a matrix-vector-like product): the layout stays and is a
+  // different dispatch.
+  auto nnSmall = formFrom(matmulText(8, false)),
+       ntSmall = formFrom(matmulText(8, true));
+  ASSERT_TRUE(nnSmall && ntSmall);
+  EXPECT_NE(nnSmall->index.dispatches[0].id, ntSmall->index.dispatches[0].id);
+  EXPECT_EQ(ntSmall->index.dispatches[0].problem.indexingMaps[1],
+            "affine_map<(d0, d1, d2) -> (d1, d2)>");
 }
 
 TEST(DispatchFormationTest, ContractionGenericIsARootOp) {
@@ -131,4 +151,18 @@ TEST(DispatchFormationTest, ZeroSizeDimensionHasAFiniteShare) {
   ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
   ASSERT_EQ(formed->index.dispatches.size(), 1u);
   EXPECT_EQ(formed->index.dispatches[0].share, 0.0);
+}
+
+TEST(DispatchFormationTest, TransformerDispatchesAreAllNN) {
+  Expected<dump::FormedDispatches> formed = formFromExample("transformer");
+  ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
+  // QKV (x · Wᵀ, three of one shape), q · kᵀ per head, scores · v, the
+  // two gate/up projections (one shape) and the down projection.
+  ASSERT_EQ(formed->index.dispatches.size(), 5u);
+  for (const DispatchEntry &d : formed->index.dispatches) {
+    const std::string &b = d.problem.indexingMaps[1];
+    // B's innermost dim is an n dim (d1 in 2-D, d2 with a batch dim).
+    std::string n = d.problem.dimRoles == "bmnk" ? "d2)>" : "d1)>";
+    EXPECT_EQ(b.substr(b.size() - n.size()), n) << d.name << ": " << b;
+  }
 }

@@ -56,15 +56,9 @@ static std::string rolesOf(linalg::LinalgOp op, OpKind kind) {
   return roles;
 }
 
-FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
-                                 std::string *why) {
-  if (!isRootOp(op)) {
-    if (why)
-      *why = "not a static-shaped contraction or convolution on tensors";
-    return failure();
-  }
+/// The fields every problem of `op` has: op, loops, maps, types, target.
+static Problem describeOp(linalg::LinalgOp op, StringRef target) {
   Problem problem;
-  problem.kind = isContraction(op) ? OpKind::Contraction : OpKind::Convolution;
   problem.opName = op->getName().getStringRef().str();
   for (int64_t range : op.getStaticLoopRanges())
     problem.loopRanges.push_back(range);
@@ -81,8 +75,39 @@ FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
     problem.elementTypes.push_back(
         typeName(getElementTypeOrSelf(operand.get().getType())));
   problem.numInputs = op.getNumDpsInputs();
-  problem.dimRoles = rolesOf(op, problem.kind);
   problem.target = target.str();
+  return problem;
+}
+
+FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
+                                 std::string *why) {
+  if (!isRootOp(op)) {
+    if (why)
+      *why = "not a static-shaped contraction or convolution on tensors";
+    return failure();
+  }
+  Problem problem = describeOp(op, target);
+  problem.kind = isContraction(op) ? OpKind::Contraction : OpKind::Convolution;
+  problem.dimRoles = rolesOf(op, problem.kind);
+  return problem;
+}
+
+FailureOr<Problem> elementwiseProblemFromOp(linalg::LinalgOp op,
+                                            StringRef target) {
+  if (isRootOp(op) || !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+      op->getNumResults() != 1 || op.getNumLoops() == 0 ||
+      op.getNumParallelLoops() != op.getNumLoops())
+    return failure();
+  Problem problem = describeOp(op, target);
+  problem.kind = OpKind::Elementwise;
+  problem.dimRoles.assign(op.getNumLoops(), 'p');
+  // Vector lanes along the innermost dim of the output and of each input
+  // (two dims for a transpose: a lanes x lanes block).
+  for (AffineMap map : op.getIndexingMapsArray())
+    if (map.getNumResults() > 0 && isa<AffineDimExpr>(map.getResults().back()))
+      problem.dimRoles[map.getDimPosition(map.getNumResults() - 1)] = 'v';
+  if (llvm::count(problem.dimRoles, 'v') > 2)
+    return failure();
   return problem;
 }
 

@@ -17,6 +17,12 @@ bool isRootOp(mlir::linalg::LinalgOp op);
 mlir::FailureOr<Problem> problemFromOp(mlir::linalg::LinalgOp op,
                                        StringRef target, std::string *why);
 
+/// Describes an op that is not a root but that the compiler vectorizes on
+/// its own: static shapes on tensors, parallel loops only, one result
+/// (fills, transposes, elementwise generics). Fails for anything else.
+mlir::FailureOr<Problem> elementwiseProblemFromOp(mlir::linalg::LinalgOp op,
+                                                  StringRef target);
+
 /// "f32", "bf16", "i8", ...
 std::string typeName(mlir::Type type);
 

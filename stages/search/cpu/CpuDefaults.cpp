@@ -36,12 +36,34 @@ static SmallVector<int64_t> outerTiles(const Problem &p,
   return tiles;
 }
 
+/// One vector (or a lanes x lanes block for a transpose) per innermost
+/// iteration; with threads, the outermost dim split among them.
+static CpuConfig elementwiseConfig(const Problem &p, int64_t lanes,
+                                   unsigned threads) {
+  CpuConfig config;
+  config.threads = threads;
+  config.registerTiles.assign(p.loopRanges.size(), 1);
+  for (auto [i, role] : llvm::enumerate(p.dimRoles))
+    if (role == 'v')
+      config.registerTiles[i] = largestDivisorAtMost(p.loopRanges[i], lanes);
+  config.outerTiles.assign(p.loopRanges.size(), 0);
+  config.reductionTiles.assign(p.loopRanges.size(), 0);
+  int64_t outer = p.loopRanges[0];
+  if (threads > 1 && p.dimRoles[0] == 'p' && outer % threads == 0)
+    config.outerTiles[0] = outer / threads;
+  else
+    config.threads = 1;
+  return config;
+}
+
 std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
                                        unsigned threads) {
   unsigned bits = elementBits(p.elementTypes.back());
   if (bits == 0)
     return std::nullopt;
   int64_t lanes = host.lanes(bits);
+  if (p.kind == OpKind::Elementwise)
+    return elementwiseConfig(p, lanes, threads);
   CpuConfig config;
   config.threads = threads;
   config.registerTiles.assign(p.loopRanges.size(), 1);

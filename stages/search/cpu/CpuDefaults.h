@@ -3,7 +3,8 @@
 // What the mlir-cpu backend does for a root op no spec matches: a fixed,
 // reasonable heuristic in the spirit of a production compiler's defaults
 // (64x64 cache tiles, one vector of N by up to 8 rows of M). Tuning is
-// measured against it.
+// measured against it. Ops outside dispatches (kind elementwise) get one
+// vector along each innermost dim, split over threads on the outermost.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_CPU_CPUDEFAULTS_H

@@ -718,6 +718,8 @@ Expected<std::vector<Space>> buildSpaces(const Problem &problem, const GpuTarget
     }
     return spaces;
   }
+  case OpKind::Elementwise:
+    return spaces; // never a dispatch root
   case OpKind::Convolution: {
     SmallVector<const Intrinsic *> intrinsics;
     for (const Intrinsic *in : compatibleIntrinsics(target, types[0], types[1], acc, false))
