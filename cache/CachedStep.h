@@ -20,6 +20,8 @@
 #define RETUNE_CACHE_CACHEDSTEP_H
 
 #include "cache/ContentCache.h"
+#include "stages/core/Records.h"
+#include "stages/support/FileUtil.h"
 
 #include <functional>
 #include <map>
@@ -47,6 +49,28 @@ struct CachedStep {
   /// next time.
   std::function<std::optional<CacheEntry>()> outcome;
 };
+
+/// The record stored as "record.json" in a cache entry, marked as replayed
+/// by this build: cached, under `key`, started now, no time spent on it.
+template <typename Record>
+llvm::Expected<Record>
+replayedRecord(const CacheEntry &entry, llvm::StringRef key,
+               llvm::Expected<Record> (*parse)(const llvm::json::Value &)) {
+  auto text = entry.find("record.json");
+  if (text == entry.end())
+    return makeError("cache entry without a record");
+  llvm::Expected<llvm::json::Value> value = llvm::json::parse(text->second);
+  if (!value)
+    return value.takeError();
+  llvm::Expected<Record> record = parse(*value);
+  if (!record)
+    return record.takeError();
+  record->cached = true;
+  record->key = key.str();
+  record->startedAt = unixSeconds();
+  record->seconds = 0;
+  return record;
+}
 
 /// Runs `step` through the protocol above against `cache`.
 llvm::Error runCachedStep(const ContentCache &cache, const CachedStep &step);

@@ -126,7 +126,7 @@ for index in glob.glob("candidates/*/index.json"):
         if not os.path.exists(path):
             missing.append(path)
             continue
-        assert json.load(open(path))["schema"] == "retune.bench/1", path
+        assert json.load(open(path))["schema"] == "retune.bench/2", path
 print(" ".join(missing))
 PY
 ); rc=$?

@@ -107,19 +107,10 @@ static bool alreadyDone(StringRef key) {
 }
 
 static Error restore(const CacheEntry &entry, StringRef key) {
-  auto text = entry.find("record.json");
-  if (text == entry.end())
-    return makeError("cache entry without a record");
-  Expected<json::Value> value = json::parse(text->second);
-  if (!value)
-    return value.takeError();
-  Expected<CompileRecord> record = compileRecordFromJson(*value);
+  Expected<CompileRecord> record =
+      replayedRecord<CompileRecord>(entry, key, compileRecordFromJson);
   if (!record)
     return record.takeError();
-  record->cached = true;
-  record->key = key.str();
-  record->startedAt = unixSeconds();
-  record->seconds = 0;
   if (record->status == Status::Ok) {
     auto vmfb = entry.find("artifact.vmfb");
     if (vmfb == entry.end() || blake3Hex(vmfb->second) != record->artifactHash)

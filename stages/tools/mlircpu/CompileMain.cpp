@@ -1,27 +1,14 @@
 //===- CompileMain.cpp - retune-compile: spec + payload -> shared object --===//
 //
-// Compiles one payload (a dispatch or a whole model) with one spec (or none:
-// the baseline) into a shared object, and writes a compile record. The work
-// runs in a child process (this binary re-executed with --child) under a
-// time and memory limit, so a crash, hang or verifier error of the compiler
-// becomes a record with its reason and exit status 0.
+// The command line of the compile stage (stages/backends/mlircpu/
+// CompileStage.h does the work).
 //
 //===----------------------------------------------------------------------===//
-#include "cache/CacheKeys.h"
-#include "cache/CachedStep.h"
-#include "stages/backends/mlircpu/CpuCompiler.h"
-#include "stages/support/FileUtil.h"
-#include "stages/support/Hash.h"
-#include "stages/core/Subprocess.h"
+#include "stages/backends/mlircpu/CompileStage.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
-#include "llvm/Support/Path.h"
-
-#include <cstdlib>
-#include <map>
 
 using namespace llvm;
 using namespace retune;
@@ -58,211 +45,6 @@ static cl::opt<bool> child("child", cl::Hidden,
 static cl::opt<std::string> childKey("key", cl::Hidden,
                                      cl::desc("internal: the record's key"));
 
-/// RETUNE_INJECT_FAULT="kind:substring[,kind:substring]" makes the compile
-/// of any spec whose path contains `substring` crash, hang or compute wrong
-/// numbers. Tests use it to prove failures become records.
-static std::string faultFor(StringRef spec) {
-  const char *env = std::getenv("RETUNE_INJECT_FAULT");
-  if (!env || spec.empty())
-    return {};
-  SmallVector<StringRef> items;
-  StringRef(env).split(items, ',', -1, false);
-  for (StringRef item : items) {
-    auto [kind, needle] = item.split(':');
-    if (!needle.empty() && spec.contains(needle))
-      return kind.str();
-  }
-  return {};
-}
-
-static Error runChild() {
-  double startedAt = unixSeconds();
-  // Copies, not the cl::opts: lld resets every option when it links.
-  std::string output = outputPath, record = recordPath, key = childKey;
-  cpu::CompileRequest request;
-  request.payloadPath = payloadPath;
-  request.specPath = specPath;
-  request.outputPath = outputPath;
-  request.threads = threads;
-  request.injectFault = faultFor(specPath);
-  Expected<cpu::CompileResult> result =
-      cpu::compileToSharedObject(request, cpu::detectHost());
-  if (!result)
-    return result.takeError();
-  CompileRecord compiled;
-  compiled.status = Status::Ok;
-  compiled.artifact = output;
-  compiled.functions = std::move(result->functions);
-  Expected<std::string> bytes = readFile(output);
-  if (!bytes)
-    return bytes.takeError();
-  compiled.artifactHash = blake3Hex(*bytes);
-  compiled.seconds = result->transformSeconds + result->lowerSeconds +
-                     result->codegenSeconds + result->linkSeconds;
-  compiled.startedAt = startedAt;
-  compiled.key = key;
-  compiled.message = formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
-                           "link {3:f3}s",
-                           result->transformSeconds, result->lowerSeconds,
-                           result->codegenSeconds, result->linkSeconds)
-                       .str();
-  return writeJsonFile(record, toJson(compiled));
-}
-
-static Error compileInChild(const char *argv0, StringRef key);
-
-/// Whether this build already holds the outcome of exactly this compile
-/// (a run killed after the record was written, before Ninja logged it):
-/// then there is nothing to redo. Timeouts and crashes may pass next time.
-static bool alreadyDone(StringRef key) {
-  if (!sys::fs::exists(recordPath))
-    return false;
-  Expected<CompileRecord> record = readRecord<CompileRecord>(
-      recordPath, schema::kCompile, compileRecordFromJson);
-  if (!record) {
-    consumeError(record.takeError());
-    return false;
-  }
-  if (record->key != key || record->status == Status::Timeout ||
-      record->status == Status::Crash)
-    return false;
-  if (record->status != Status::Ok)
-    return true;
-  Expected<std::string> artifact = readFile(outputPath);
-  if (!artifact) {
-    consumeError(artifact.takeError());
-    return false;
-  }
-  return blake3Hex(*artifact) == record->artifactHash;
-}
-
-/// The cache key of this compile: tool, LLVM, host, inputs and flags.
-static Expected<std::string> compileKey(const char *argv0) {
-  Expected<std::string> payload = readFile(payloadPath);
-  if (!payload)
-    return payload.takeError();
-  std::string specHash;
-  if (!specPath.empty()) {
-    Expected<std::string> spec = readFile(specPath);
-    if (!spec)
-      return spec.takeError();
-    specHash = blake3Hex(*spec);
-  }
-  return hostKey("compile", argv0)
-      .add("payload", blake3Hex(*payload))
-      .add("spec", specHash)
-      .add("code-threads", threads.getValue())
-      .hex(16);
-}
-
-/// Replays a cached compile into this build's output paths.
-static Error restore(const std::map<std::string, std::string> &entry,
-                     StringRef key) {
-  auto record = entry.find("record.json");
-  if (record == entry.end())
-    return makeError("cache entry without a record");
-  Expected<json::Value> value = json::parse(record->second);
-  if (!value)
-    return value.takeError();
-  Expected<CompileRecord> compiled = compileRecordFromJson(*value);
-  if (!compiled)
-    return compiled.takeError();
-  // This build spent (almost) no time on it.
-  compiled->cached = true;
-  compiled->key = key.str();
-  compiled->startedAt = unixSeconds();
-  compiled->seconds = 0;
-  auto artifact = entry.find("artifact.so");
-  if (compiled->status == Status::Ok) {
-    // An ok compile without its object is a damaged entry: compile again.
-    if (artifact == entry.end() ||
-        blake3Hex(artifact->second) != compiled->artifactHash)
-      return makeError("cache entry without its artifact");
-    compiled->artifact = outputPath;
-    if (Error err = writeFileAtomic(outputPath, artifact->second))
-      return err;
-  }
-  return writeJsonFile(recordPath, toJson(*compiled));
-}
-
-/// What of this build's outcome the cache keeps; timeouts may pass next
-/// time, so they are not remembered.
-static std::optional<CacheEntry> outcome() {
-  Expected<CompileRecord> record = readRecord<CompileRecord>(
-      recordPath, schema::kCompile, compileRecordFromJson);
-  if (!record || record->status == Status::Timeout) {
-    if (!record)
-      consumeError(record.takeError());
-    return std::nullopt;
-  }
-  CacheEntry entry;
-  entry["record.json"] = formatv("{0}", toJson(*record)).str();
-  if (record->status == Status::Ok) {
-    Expected<std::string> artifact = readFile(outputPath);
-    if (!artifact) {
-      consumeError(artifact.takeError());
-      return std::nullopt;
-    }
-    entry["artifact.so"] = std::move(*artifact);
-  }
-  return entry;
-}
-
-static Error runParent(const char *argv0) {
-  // Injected faults must really happen: they bypass the cache.
-  bool faulty = !faultFor(specPath).empty();
-  ContentCache cache(faulty ? "" : ContentCache::rootFor(cacheDir));
-  CachedStep step;
-  if (sys::fs::exists(payloadPath)) {
-    Expected<std::string> key = compileKey(argv0);
-    if (!key)
-      return key.takeError();
-    if (!faulty)
-      step.key = *key;
-  }
-  step.alreadyDone = [](StringRef key) {
-    if (!alreadyDone(key))
-      return false;
-    keepNewerThanInputs(recordPath, {payloadPath, specPath});
-    return true;
-  };
-  step.restore = restore;
-  step.run = [argv0](StringRef key) { return compileInChild(argv0, key); };
-  step.outcome = outcome;
-  return runCachedStep(cache, step);
-}
-
-static Error compileInChild(const char *argv0, StringRef key) {
-  std::vector<std::string> args = {"--child", "--key=" + key.str(),
-                                   "--payload=" + payloadPath,
-                                   "--output=" + outputPath,
-                                   "--record=" + recordPath,
-                                   "--code-threads=" + std::to_string(threads)};
-  if (!specPath.empty())
-    args.push_back("--spec=" + specPath);
-  if (!sys::fs::exists(payloadPath))
-    return makeError(payloadPath + ": no such file");
-  // A stale record must not survive a failed compile.
-  sys::fs::remove(recordPath);
-  std::string logPath = recordPath + ".log";
-  sys::fs::remove(logPath);
-  ChildOutcome outcome = runLimited(currentExecutable(argv0), args,
-                                    timeoutSeconds, memoryMB, logPath);
-  if (outcome.status == Status::Ok && sys::fs::exists(recordPath)) {
-    sys::fs::remove(logPath);
-    return Error::success();
-  }
-  CompileRecord record;
-  record.status = outcome.status == Status::Ok ? Status::Crash : outcome.status;
-  record.message = outcome.message.empty()
-                       ? "the compiler exited without writing a record"
-                       : outcome.message;
-  record.seconds = outcome.seconds;
-  record.startedAt = outcome.startedAt;
-  record.key = key.str();
-  sys::fs::remove(outputPath);
-  return writeJsonFile(recordPath, toJson(record));
-}
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -273,7 +55,17 @@ int main(int argc, char **argv) {
       "shared object for this CPU.\n\nFailures of the compile itself (errors, "
       "crashes, timeouts) are written to --record with status != ok and exit "
       "code 0; only bad invocations exit non-zero.\n");
-  if (child)
-    return finishTool("retune-compile", runChild());
-  return finishTool("retune-compile", runParent(argv[0]));
+  retune::mlircpu::CompileOptions options;
+  options.payloadPath = payloadPath;
+  options.specPath = specPath;
+  options.outputPath = outputPath;
+  options.recordPath = recordPath;
+  options.threads = threads;
+  options.timeoutSeconds = timeoutSeconds;
+  options.memoryMB = memoryMB;
+  options.cacheDir = cacheDir;
+  options.child = child;
+  options.childKey = childKey;
+  return finishTool("retune-compile",
+                    mlircpu::runCompileStage(options, argv[0]));
 }

@@ -1,0 +1,48 @@
+//===- CompileStage.h - A payload + a spec -> shared object ----*- C++ -*-===//
+//
+// The work of the stage tool, callable from a unit: its main
+// (stages/tools/mlircpu/CompileMain.cpp) only parses the command line into
+// CompileOptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_COMPILESTAGE_H
+#define RETUNE_STAGES_BACKENDS_MLIRCPU_COMPILESTAGE_H
+
+#include "stages/support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+
+namespace retune::mlircpu {
+
+struct CompileOptions {
+  /// MLIR module to compile
+  std::string payloadPath{};
+  /// Tuning spec (omit for the baseline)
+  std::string specPath{};
+  /// Shared object to write
+  std::string outputPath{};
+  /// Compile record to write
+  std::string recordPath{};
+  /// Threads of the generated code
+  unsigned threads = 1;
+  /// Seconds before the compile is killed
+  unsigned timeoutSeconds = 120;
+  /// Memory limit of the compile (MiB)
+  unsigned memoryMB = 8192;
+  /// Content-addressed cache (default: $RETUNE_CACHE_DIR, else
+  /// ~/.cache/retune; 'off' disables it)
+  std::string cacheDir{};
+  /// Internal: do the work in this process
+  bool child{};
+  /// Internal: the record's key
+  std::string childKey{};
+};
+
+/// Runs the stage with `options`; `argv0` finds this binary again for the
+/// child process the work runs in.
+Error runCompileStage(const CompileOptions &options, const char *argv0);
+
+} // namespace retune::mlircpu
+
+#endif // RETUNE_STAGES_BACKENDS_MLIRCPU_COMPILESTAGE_H
