@@ -20,8 +20,8 @@ struct Registration {
 
 /// Built-ins first; tests may add more.
 std::vector<Registration> &registry() {
-  static std::vector<Registration> backends = {
-      {"mlir-cpu", makeMlirCpuBackend}, {"iree", makeIreeBackend}};
+  static std::vector<Registration> backends = {{"mlir-cpu", makeMlirCpuBackend},
+                                               {"iree", makeIreeBackend}};
   return backends;
 }
 
@@ -47,8 +47,8 @@ Expected<std::unique_ptr<Backend>> makeBackend(StringRef name) {
   for (const Registration &r : registry())
     if (r.name == name)
       return r.factory();
-  return makeError("unknown backend '" + name + "' (known: " +
-                   join(backendNames(), ", ") + ")");
+  return makeError("unknown backend '" + name +
+                   "' (known: " + join(backendNames(), ", ") + ")");
 }
 
 } // namespace retune::pipeline

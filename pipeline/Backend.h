@@ -119,9 +119,9 @@ public:
 
   /// What dispatch `id`'s candidates edge reads and writes beyond its
   /// problem.json and candidates/<id>/index.json.
-  virtual CandidatesEdgeParts
-  candidatesEdge(const TuneConfig &config, const PlannerPaths &paths,
-                 llvm::StringRef id) const = 0;
+  virtual CandidatesEdgeParts candidatesEdge(const TuneConfig &config,
+                                             const PlannerPaths &paths,
+                                             llvm::StringRef id) const = 0;
 
   /// Compile, bench and select edges of one dispatch's candidates; returns
   /// its best/<id>.json.

@@ -1,4 +1,5 @@
-//===- FakeBackendTest.cpp - The planner through a backend of the test's ---===//
+//===- FakeBackendTest.cpp - The planner through a backend of the test's
+//---===//
 //
 // A backend that needs neither MLIR nor IREE: it records what the planner
 // asked and answers with its own tools, variables and edges. The planner's
@@ -87,15 +88,25 @@ public:
     std::string best = "best/" + d.id + ".json";
     std::vector<std::string> results;
     for (const CandidateEntry &c : index.candidates) {
-      std::string result = "results/" + d.id + "/" + std::to_string(c.index) +
-                           ".json";
-      w.build({{result}, {}, "fake_run", {"candidates/" + d.id + "/" + c.file},
-               {}, {}, {{"pool", "fake_device"}}});
+      std::string result =
+          "results/" + d.id + "/" + std::to_string(c.index) + ".json";
+      w.build({{result},
+               {},
+               "fake_run",
+               {"candidates/" + d.id + "/" + c.file},
+               {},
+               {},
+               {{"pool", "fake_device"}}});
       results.push_back(result);
       graph.compileRecords.push_back(result);
     }
-    w.build({{best}, {}, "select", {"candidates/" + d.id + "/index.json"},
-             results, {}, {}});
+    w.build({{best},
+             {},
+             "select",
+             {"candidates/" + d.id + "/index.json"},
+             results,
+             {},
+             {}});
     return best;
   }
 
@@ -106,7 +117,8 @@ private:
 class FakeBackendTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    registerBackend("fake", [this] { return std::make_unique<FakeBackend>(log); });
+    registerBackend("fake",
+                    [this] { return std::make_unique<FakeBackend>(log); });
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("fakeplan", dir));
     config.configPath = "/repo/tune.toml";
     config.modelPath = "/repo/model.mlir";
@@ -209,8 +221,9 @@ TEST_F(FakeBackendTest, FullPlanAsksForEachDispatchsEdges) {
         "  fake_dispatch = d0\n",
         // Candidates wait for the backend's model check; the model step
         // reads it.
-        "|| fake/model_ok.json", "build compiled: phony results/d0/0.json "
-                                 "results/d0/1.json\n",
+        "|| fake/model_ok.json",
+        "build compiled: phony results/d0/0.json "
+        "results/d0/1.json\n",
         "build spec/linked.mlir: link best/d0.json\n",
         "build tune: phony report/summary.json tuning_spec.mlir\n"})
     EXPECT_NE(manifest->find(expected), std::string::npos) << expected;

@@ -34,7 +34,6 @@ namespace {
 constexpr StringLiteral kFlagSetsFile = "flags/sets.json";
 constexpr StringLiteral kChosenFlags = "flags/chosen.json";
 
-
 /// `--<option>='<value>'` for each value, space-separated.
 std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
   std::vector<std::string> flags;
@@ -54,9 +53,9 @@ std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
 bool isHostDevice(StringRef device) { return device.starts_with("local"); }
 
 std::vector<std::string> ireeStageTools() {
-  return {"retune-iree-flags", "retune-iree-dump",  "retune-iree-candidates",
+  return {"retune-iree-flags",   "retune-iree-dump",  "retune-iree-candidates",
           "retune-iree-compile", "retune-iree-bench", "retune-iree-rank",
-          "retune-iree-link",  "retune-iree-model"};
+          "retune-iree-link",    "retune-iree-model"};
 }
 
 void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
@@ -70,7 +69,8 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   w.variable("iree_tools", join(tools, " "));
   if (c.modelIsOnnx())
     w.variable("iree_import_onnx", shellQuote(i.importOnnx));
-  w.variable("iree_compile_flags", repeatedFlag("compile-flag", i.compileFlags));
+  w.variable("iree_compile_flags",
+             repeatedFlag("compile-flag", i.compileFlags));
   // The flags step starts from the user's flags, not from its own choice.
   w.variable("iree_base_flags",
              repeatedFlag("compile-flag", i.baseCompileFlags.empty()
@@ -103,15 +103,25 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   std::string best = "best/" + d.id + ".json";
   std::vector<std::string> results;
   if (index.candidates.empty()) {
-    w.build({{best}, {}, "select", {candidatesIndex}, {}, {},
+    w.build({{best},
+             {},
+             "select",
+             {candidatesIndex},
+             {},
+             {},
              {{"results_dir", "results/" + d.id}}});
     return best;
   }
   auto compile = [&](StringRef stem, StringRef spec) {
     std::string record = "artifacts/" + stem.str() + ".json";
-    w.build({{record}, {}, "compile", {dispatchIr}, {spec.str(), "compiler.id"},
-             {}, {{"vmfb", "artifacts/" + stem.str() + ".vmfb"},
-                  {"spec", spec.str()}}});
+    w.build({{record},
+             {},
+             "compile",
+             {dispatchIr},
+             {spec.str(), "compiler.id"},
+             {},
+             {{"vmfb", "artifacts/" + stem.str() + ".vmfb"},
+              {"spec", spec.str()}}});
     graph.compileRecords.push_back(record);
     return record;
   };
@@ -125,15 +135,19 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
     // (27-35 ms instead of 12 measured): benches wait for every compile.
     if (isHostDevice(devices[device]))
       orderOnly.push_back("compiled");
-    w.build({{output.str()}, {}, "bench", {record.str()}, std::move(implicit),
+    w.build({{output.str()},
+             {},
+             "bench",
+             {record.str()},
+             std::move(implicit),
              std::move(orderOnly),
              {{"pool", poolOf(device)},
               {"device", shellQuote("--device=" + devices[device])},
               {"reuse_flag", reuse.str()},
-              {"baseline_flag",
-               baselineRecord.empty()
-                   ? std::string()
-                   : shellQuote("--baseline-record=" + baselineRecord.str())}}});
+              {"baseline_flag", baselineRecord.empty()
+                                    ? std::string()
+                                    : shellQuote("--baseline-record=" +
+                                                 baselineRecord.str())}}});
   };
   std::string baseline =
       compile(d.id + "/baseline", candidatesDir + "/baseline.spec.mlir");
@@ -166,10 +180,20 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   graph.modelInputs.push_back(candidatesIndex);
   graph.modelInputs.insert(graph.modelInputs.end(), results.begin(),
                            results.end());
-  w.build({results, {}, "rank", {candidatesIndex}, rankInputs, {},
+  w.build({results,
+           {},
+           "rank",
+           {candidatesIndex},
+           rankInputs,
+           {},
            {{"measure_dir", "measure/" + d.id},
             {"results_dir", "results/" + d.id}}});
-  w.build({{best}, {}, "select", {candidatesIndex}, results, {},
+  w.build({{best},
+           {},
+           "select",
+           {candidatesIndex},
+           results,
+           {},
            {{"results_dir", "results/" + d.id}}});
   return best;
 }
@@ -188,9 +212,8 @@ std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
   std::string path = (buildDir + "/" + kChosenFlags).str();
   if (!sys::fs::exists(path))
     return std::nullopt;
-  Expected<iree::FlagChoice> choice =
-      readRecord<iree::FlagChoice>(path, iree::schema::kFlags,
-                                   iree::flagChoiceFromJson);
+  Expected<iree::FlagChoice> choice = readRecord<iree::FlagChoice>(
+      path, iree::schema::kFlags, iree::flagChoiceFromJson);
   if (!choice) {
     // Damaged: the flags edge redoes it; until then nothing is chosen.
     consumeError(choice.takeError());
@@ -223,8 +246,8 @@ Error checkIreeEntry(const TuneConfig &config) {
   Expected<iree::ModelInvocation> invocation = iree::resolveModelInvocation(
       config.modelPath, config.entry, config.iree.benchmarkFlags);
   if (!invocation)
-    return makeError(config.configPath + ": [model]: " +
-                     toString(invocation.takeError()));
+    return makeError(config.configPath +
+                     ": [model]: " + toString(invocation.takeError()));
   return Error::success();
 }
 
@@ -236,8 +259,8 @@ Expected<std::string> findImportOnnx(const TuneConfig &config,
   if (!given.empty()) {
     if (sys::fs::can_execute(given))
       return given.str();
-    return makeError(config.configPath + ": [iree] iree_import_onnx '" +
-                     given + "' does not exist or is not executable");
+    return makeError(config.configPath + ": [iree] iree_import_onnx '" + given +
+                     "' does not exist or is not executable");
   }
   SmallString<256> sibling(sys::path::parent_path(ireeCompile));
   sys::path::append(sibling, "iree-import-onnx");
@@ -245,7 +268,8 @@ Expected<std::string> findImportOnnx(const TuneConfig &config,
     return std::string(sibling);
   if (ErrorOr<std::string> found = sys::findProgramByName("iree-import-onnx"))
     return *found;
-  return makeError(config.configPath + ": [model] path is an ONNX model, "
+  return makeError(config.configPath +
+                   ": [model] path is an ONNX model, "
                    "which needs iree-import-onnx (pip install "
                    "iree-base-compiler onnx; scripts/setup.sh installs both "
                    "into .venv/) beside " +
@@ -253,9 +277,9 @@ Expected<std::string> findImportOnnx(const TuneConfig &config,
 }
 
 Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
-  iree::IreeToolPaths paths{config.iree.compile, config.iree.opt,
+  iree::IreeToolPaths paths{config.iree.compile,   config.iree.opt,
                             config.iree.benchmark, config.iree.toolsDir,
-                            config.iree.version, RETUNE_PROJECT_VENV_BIN};
+                            config.iree.version,   RETUNE_PROJECT_VENV_BIN};
   // Bare names in tune.toml ("iree-compile") are looked up on PATH.
   for (std::string *tool : {&paths.compile, &paths.opt, &paths.benchmark})
     if (!tool->empty() && !StringRef(*tool).contains('/')) {
@@ -267,8 +291,8 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
     }
   Expected<iree::IreeTools> tools = iree::findIreeTools(paths);
   if (!tools)
-    return makeError(config.configPath + ": [iree]: " +
-                     toString(tools.takeError()));
+    return makeError(config.configPath +
+                     ": [iree]: " + toString(tools.takeError()));
   std::string importOnnx = config.iree.importOnnx;
   if (config.modelIsOnnx()) {
     Expected<std::string> found = findImportOnnx(config, tools->compile);
@@ -279,8 +303,9 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
   outs() << "retune: IREE " << tools->version.text << ": " << tools->compile
          << " (from " << tools->foundIn << ")\n";
   if (tools->version.newerThanKnown)
-    errs() << config.configPath << ": warning: "
-           << iree::newerReleaseWarning(tools->version) << "\n";
+    errs() << config.configPath
+           << ": warning: " << iree::newerReleaseWarning(tools->version)
+           << "\n";
   TuneConfig resolved = config;
   // Absolute: the build runs in the build directory, and PATH may hold
   // relative folders.
@@ -343,9 +368,8 @@ public:
     return resolved;
   }
 
-  Expected<std::string>
-  compilerIdentity(const TuneConfig &prepared,
-                   const PlannerPaths &) const override {
+  Expected<std::string> compilerIdentity(const TuneConfig &prepared,
+                                         const PlannerPaths &) const override {
     return ireeIdentity(prepared);
   }
 
@@ -353,8 +377,7 @@ public:
     return ireeStageTools();
   }
 
-  void writeVariables(NinjaWriter &w,
-                      const TuneConfig &config) const override {
+  void writeVariables(NinjaWriter &w, const TuneConfig &config) const override {
     writeIreeHeader(w, config);
   }
 
@@ -383,9 +406,13 @@ public:
                        const TuneConfig &config) const override {
     if (flagSetsOf(config).empty())
       return;
-    w.build({{kChosenFlags.str()}, {"compile_flags.txt"}, "flags",
+    w.build({{kChosenFlags.str()},
+             {"compile_flags.txt"},
+             "flags",
              {modelForTools(config)},
-             {kFlagSetsFile.str(), config.iree.compile}, {}, {}});
+             {kFlagSetsFile.str(), config.iree.compile},
+             {},
+             {}});
   }
 
   CandidatesEdgeParts candidatesEdge(const TuneConfig &,

@@ -93,8 +93,8 @@ public:
   }
 
   std::vector<std::string> stageTools() const override {
-    return {"retune-dump", "retune-candidates", "retune-compile",
-            "retune-bench", "retune-link", "retune-model"};
+    return {"retune-dump",  "retune-candidates", "retune-compile",
+            "retune-bench", "retune-link",       "retune-model"};
   }
 
   void writeVariables(NinjaWriter &, const TuneConfig &) const override {}
@@ -114,8 +114,13 @@ public:
 
   void writeModelSteps(NinjaWriter &w,
                        const TuneConfig &config) const override {
-    w.build({{kModelBaseline.str()}, {}, "model_baseline", {config.modelPath},
-             {"compiler.id"}, {}, {}});
+    w.build({{kModelBaseline.str()},
+             {},
+             "model_baseline",
+             {config.modelPath},
+             {"compiler.id"},
+             {},
+             {}});
   }
 
   CandidatesEdgeParts candidatesEdge(const TuneConfig &, const PlannerPaths &,
@@ -132,7 +137,12 @@ public:
     std::string baseline = "artifacts/" + d.id + "/baseline.json";
     std::vector<std::string> results;
     if (!index.candidates.empty()) {
-      w.build({{baseline}, {}, "compile", {dispatchIr}, {"compiler.id"}, {},
+      w.build({{baseline},
+               {},
+               "compile",
+               {dispatchIr},
+               {"compiler.id"},
+               {},
                {{"artifact", "artifacts/" + d.id + "/baseline.so"},
                 {"spec_flag", ""}}});
       graph.compileRecords.push_back(baseline);
@@ -142,13 +152,22 @@ public:
       std::string spec = "candidates/" + d.id + "/" + c.file;
       std::string record = "artifacts/" + stem + ".json";
       std::string result = "results/" + stem + ".json";
-      w.build({{record}, {}, "compile", {dispatchIr}, {spec, "compiler.id"},
+      w.build({{record},
+               {},
+               "compile",
+               {dispatchIr},
+               {spec, "compiler.id"},
                {},
                {{"artifact", "artifacts/" + stem + ".so"},
                 {"spec_flag", "--spec=" + spec}}});
       // Order-only on every compile: no measurement while compiles run.
       graph.benches.push_back(result);
-      w.build({{result}, {}, "bench", {record}, {baseline}, {"compiled"},
+      w.build({{result},
+               {},
+               "bench",
+               {record},
+               {baseline},
+               {"compiled"},
                {{"baseline_record", baseline}}});
       graph.compileRecords.push_back(record);
       results.push_back(result);
@@ -156,7 +175,12 @@ public:
       graph.reportInputs.push_back(result);
     }
     std::string best = "best/" + d.id + ".json";
-    w.build({{best}, {}, "select", {candidatesIndex}, results, {},
+    w.build({{best},
+             {},
+             "select",
+             {candidatesIndex},
+             results,
+             {},
              {{"results_dir", "results/" + d.id}}});
     return best;
   }

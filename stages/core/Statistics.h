@@ -1,4 +1,5 @@
-//===- Statistics.h - One definition of a candidate's ratio and noise -*- C++ -*-===//
+//===- Statistics.h - One definition of a candidate's ratio and noise -*- C++
+//-*-===//
 //
 // Every backend's bench record states `ratio` and `noise` with the meaning
 // defined here, so that one `[select] margin` means one threshold whatever

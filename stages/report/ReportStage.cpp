@@ -8,10 +8,10 @@
 //===----------------------------------------------------------------------===//
 #include "stages/report/ReportStage.h"
 
+#include "stages/core/Records.h"
 #include "stages/report/History.h"
 #include "stages/report/HtmlReport.h"
 #include "stages/support/FileUtil.h"
-#include "stages/core/Records.h"
 #include "stages/support/StageClock.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -67,9 +67,8 @@ std::string configText(const json::Object &config) {
   std::string text;
   for (const std::string &key : keys) {
     const json::Value &value = *config.get(key);
-    std::string shown = value.getAsString()
-                            ? value.getAsString()->str()
-                            : formatv("{0}", value).str();
+    std::string shown = value.getAsString() ? value.getAsString()->str()
+                                            : formatv("{0}", value).str();
     text += (text.empty() ? "" : ", ") + key + "=" + shown;
   }
   return text;
@@ -141,8 +140,8 @@ void setTimes(DispatchReport &r, const std::vector<double> &baselines) {
   if (winner != r.candidates.end()) {
     r.baseline = winner->baselineMedian;
     r.best = winner->median;
-    r.speedup = winner->median > 0 ? winner->baselineMedian / winner->median
-                                   : 1;
+    r.speedup =
+        winner->median > 0 ? winner->baselineMedian / winner->median : 1;
     return;
   }
   // A winner without a measured row is impossible unless records were
@@ -164,9 +163,9 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   r.share = d.share;
   r.flops = d.flops;
   r.occurrences = d.occurrences;
-  Expected<CandidateIndex> candidates = readRecord<CandidateIndex>(
-      at("candidates/" + d.id + "/index.json"), schema::kCandidates,
-      candidateIndexFromJson);
+  Expected<CandidateIndex> candidates =
+      readRecord<CandidateIndex>(at("candidates/" + d.id + "/index.json"),
+                                 schema::kCandidates, candidateIndexFromJson);
   if (!candidates)
     return candidates.takeError();
   addStep(stages.candidates, clocks.candidates, candidates->startedAt,
@@ -174,17 +173,16 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   r.solutions = candidates->totalSolutions;
   r.note = candidates->note;
   // The baseline's compile is part of the compile stage too.
-  if (Expected<CompileRecord> baseline = readRecord<CompileRecord>(
-          at("artifacts/" + d.id + "/baseline.json"), schema::kCompile,
-          compileRecordFromJson))
+  if (Expected<CompileRecord> baseline =
+          readRecord<CompileRecord>(at("artifacts/" + d.id + "/baseline.json"),
+                                    schema::kCompile, compileRecordFromJson))
     addStep(stages.compile, clocks.compile, baseline->startedAt,
             baseline->seconds, baseline->cached, d.name + " baseline");
   else
     consumeError(baseline.takeError()); // not every backend has one there
   std::vector<double> baselines;
   for (const CandidateEntry &c : candidates->candidates) {
-    Expected<CandidateRow> row =
-        readCandidate(d, c, stages, clocks, baselines);
+    Expected<CandidateRow> row = readCandidate(d, c, stages, clocks, baselines);
     if (!row)
       return row.takeError();
     r.candidates.push_back(std::move(*row));
@@ -341,8 +339,8 @@ void printTable(const RunReport &run) {
       return c.status == Status::Ok;
     });
     fmt::print("{:<44} {:>5.1f}% {:>9.3f}ms {:>9.3f}ms {:>7.2f}x {:>6} {:>7}\n",
-               r.name, 100 * r.share, 1e3 * r.baseline, 1e3 * r.best,
-               r.speedup, ok, r.candidates.size() - ok);
+               r.name, 100 * r.share, 1e3 * r.baseline, 1e3 * r.best, r.speedup,
+               ok, r.candidates.size() - ok);
   }
   const ModelReport &m = run.modelResult;
   fmt::print("{:<44} {:>6} {:>9.3f}ms {:>9.3f}ms {:>7.2f}x\n",
@@ -408,11 +406,10 @@ Error writeRun() {
   }
   addStep(stages.model, clocks.model, run.modelResult.startedAt,
           run.modelResult.seconds, false, "model: baseline, tuned, pruning");
-  for (auto [stage, clock] :
-       {std::pair{&stages.candidates, &clocks.candidates},
-        {&stages.compile, &clocks.compile},
-        {&stages.bench, &clocks.bench},
-        {&stages.model, &clocks.model}}) {
+  for (auto [stage, clock] : {std::pair{&stages.candidates, &clocks.candidates},
+                              {&stages.compile, &clocks.compile},
+                              {&stages.bench, &clocks.bench},
+                              {&stages.model, &clocks.model}}) {
     stage->wall = clock->wallSeconds();
     stage->busy = clock->busySeconds();
     run.stages.push_back(std::move(*stage));
@@ -422,8 +419,8 @@ Error writeRun() {
   std::optional<json::Object> flags = compileFlagsSummary();
   std::string flagsLine;
   if (flags) {
-    flagsLine = "compile flags: " +
-                flags->getString("reason").value_or("").str();
+    flagsLine =
+        "compile flags: " + flags->getString("reason").value_or("").str();
     summary["compile_flags"] = std::move(*flags);
   }
   std::string reportDir = sys::path::parent_path(at(options.outputPath)).str();

@@ -1,4 +1,5 @@
-//===- ReportStage.h - The report of a build: summary, page, table -*- C++ -*-===//
+//===- ReportStage.h - The report of a build: summary, page, table -*- C++
+//-*-===//
 //
 // Reads the records of a build directory by following the indexes
 // (dispatches -> candidates -> artifacts/results -> best -> model) into a

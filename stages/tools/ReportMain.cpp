@@ -12,7 +12,8 @@ static cl::OptionCategory category("retune-report options");
 static cl::opt<std::string> buildDir("build-dir", cl::init("."),
                                      cl::desc("the tuning build directory"),
                                      cl::cat(category));
-static cl::opt<std::string> outputPath("output", cl::init("report/summary.json"),
+static cl::opt<std::string> outputPath("output",
+                                       cl::init("report/summary.json"),
                                        cl::desc("summary to write"),
                                        cl::cat(category));
 static cl::opt<std::string> backend("backend", cl::init("mlir-cpu"),

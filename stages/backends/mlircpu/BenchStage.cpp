@@ -12,14 +12,14 @@
 #include "cache/CacheKeys.h"
 #include "cache/CachedStep.h"
 #include "stages/backends/mlircpu/Measure.h"
+#include "stages/core/Subprocess.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
-#include "stages/core/Subprocess.h"
 #include "stages/support/Text.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
 
@@ -75,7 +75,8 @@ static Error runChild() {
   Expected<CompileRecord> candidate = readCompileRecord(options.candidatePath);
   if (!candidate)
     return candidate.takeError();
-  Expected<FuncSignature> signature = pickFunction(*baseline, options.baselinePath);
+  Expected<FuncSignature> signature =
+      pickFunction(*baseline, options.baselinePath);
   if (!signature)
     return signature.takeError();
   auto baseKernel = bench::Kernel::load(baseline->artifact, *signature);
@@ -89,10 +90,11 @@ static Error runChild() {
   measure.repetitions = std::max(1u, options.repetitions);
   measure.minSampleSeconds = options.minSample;
   measure.seed = options.seed;
-  BenchRecord record = bench::compareKernels(**baseKernel, **candKernel, measure);
-  record.seconds = std::chrono::duration<double>(
-                       std::chrono::steady_clock::now() - start)
-                       .count();
+  BenchRecord record =
+      bench::compareKernels(**baseKernel, **candKernel, measure);
+  record.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   record.startedAt = startedAt;
   // Keyed from the start: a run killed right after this write finds the
   // measurement done.
@@ -118,7 +120,8 @@ static Error checkArtifact(StringRef recordPath, const CompileRecord &record) {
 
 /// A record for a candidate that never reached the measurement.
 static Error writeFailure(Status status, const Twine &message,
-                          double seconds = 0, double startedAt = unixSeconds()) {
+                          double seconds = 0,
+                          double startedAt = unixSeconds()) {
   BenchRecord record;
   record.status = status;
   record.message = message.str();
@@ -166,8 +169,8 @@ static bool isFinal(const BenchRecord &record) {
 static bool alreadyDone(StringRef key) {
   if (!sys::fs::exists(options.outputPath))
     return false;
-  Expected<BenchRecord> record =
-      readRecord<BenchRecord>(options.outputPath, schema::kBench, benchRecordFromJson);
+  Expected<BenchRecord> record = readRecord<BenchRecord>(
+      options.outputPath, schema::kBench, benchRecordFromJson);
   if (!record) {
     consumeError(record.takeError());
     return false;
@@ -178,8 +181,8 @@ static bool alreadyDone(StringRef key) {
 /// What the cache keeps: checked outcomes (ok, wrong result) measured
 /// undisturbed.
 static std::optional<CacheEntry> outcome() {
-  Expected<BenchRecord> record =
-      readRecord<BenchRecord>(options.outputPath, schema::kBench, benchRecordFromJson);
+  Expected<BenchRecord> record = readRecord<BenchRecord>(
+      options.outputPath, schema::kBench, benchRecordFromJson);
   if (!record) {
     consumeError(record.takeError());
     return std::nullopt;
@@ -217,7 +220,8 @@ static Error runParent(const char *argv0) {
   step.alreadyDone = [](StringRef key) {
     if (!alreadyDone(key))
       return false;
-    keepNewerThanInputs(options.outputPath, {options.baselinePath, options.candidatePath});
+    keepNewerThanInputs(options.outputPath,
+                        {options.baselinePath, options.candidatePath});
     return true;
   };
   step.restore = restore;
@@ -226,18 +230,19 @@ static Error runParent(const char *argv0) {
   return runCachedStep(cache, step);
 }
 
-/// Adds to the options.child's record how much of the CPU it had: another process
-/// running beside a measurement takes CPU time from it.
+/// Adds to the options.child's record how much of the CPU it had: another
+/// process running beside a measurement takes CPU time from it.
 static Error recordLoad(const ChildOutcome &outcome, StringRef key) {
-  Expected<BenchRecord> record =
-      readRecord<BenchRecord>(options.outputPath, schema::kBench, benchRecordFromJson);
+  Expected<BenchRecord> record = readRecord<BenchRecord>(
+      options.outputPath, schema::kBench, benchRecordFromJson);
   if (!record)
     return record.takeError();
   record->key = key.str();
-  record->cpuShare = outcome.seconds > 0 ? outcome.cpuSeconds / outcome.seconds
-                                         : 0;
+  record->cpuShare =
+      outcome.seconds > 0 ? outcome.cpuSeconds / outcome.seconds : 0;
   record->loadAverage = loadAverage();
-  record->disturbed = outcome.cpuSeconds > 0 && record->cpuShare < minCpuShare();
+  record->disturbed =
+      outcome.cpuSeconds > 0 && record->cpuShare < minCpuShare();
   return writeJsonFile(options.outputPath, toJson(*record));
 }
 
@@ -257,8 +262,9 @@ static Error measureInChild(const char *argv0, StringRef key) {
     args.push_back("--function=" + options.functionName);
   std::string logPath = options.outputPath + ".log";
   sys::fs::remove(logPath);
-  ChildOutcome outcome = runLimited(currentExecutable(argv0), args,
-                                    options.timeoutSeconds, /*memoryMB=*/0, logPath);
+  ChildOutcome outcome =
+      runLimited(currentExecutable(argv0), args, options.timeoutSeconds,
+                 /*memoryMB=*/0, logPath);
   if (outcome.status == Status::Ok && sys::fs::exists(options.outputPath)) {
     sys::fs::remove(logPath);
     return recordLoad(outcome, key);

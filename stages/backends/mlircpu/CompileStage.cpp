@@ -12,9 +12,9 @@
 #include "cache/CacheKeys.h"
 #include "cache/CachedStep.h"
 #include "stages/backends/mlircpu/CpuCompiler.h"
+#include "stages/core/Subprocess.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
-#include "stages/core/Subprocess.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -51,7 +51,8 @@ static std::string faultFor(StringRef spec) {
 static Error runChild() {
   double startedAt = unixSeconds();
   // Copies, not the cl::opts: lld resets every option when it links.
-  std::string output = options.outputPath, record = options.recordPath, key = options.childKey;
+  std::string output = options.outputPath, record = options.recordPath,
+              key = options.childKey;
   cpu::CompileRequest request;
   request.payloadPath = options.payloadPath;
   request.specPath = options.specPath;
@@ -74,11 +75,12 @@ static Error runChild() {
                      result->codegenSeconds + result->linkSeconds;
   compiled.startedAt = startedAt;
   compiled.key = key;
-  compiled.message = formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
-                           "link {3:f3}s",
-                           result->transformSeconds, result->lowerSeconds,
-                           result->codegenSeconds, result->linkSeconds)
-                       .str();
+  compiled.message =
+      formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
+              "link {3:f3}s",
+              result->transformSeconds, result->lowerSeconds,
+              result->codegenSeconds, result->linkSeconds)
+          .str();
   return writeJsonFile(record, toJson(compiled));
 }
 
@@ -186,7 +188,8 @@ static Error runParent(const char *argv0) {
   step.alreadyDone = [](StringRef key) {
     if (!alreadyDone(key))
       return false;
-    keepNewerThanInputs(options.recordPath, {options.payloadPath, options.specPath});
+    keepNewerThanInputs(options.recordPath,
+                        {options.payloadPath, options.specPath});
     return true;
   };
   step.restore = restore;
@@ -196,11 +199,13 @@ static Error runParent(const char *argv0) {
 }
 
 static Error compileInChild(const char *argv0, StringRef key) {
-  std::vector<std::string> args = {"--child", "--key=" + key.str(),
+  std::vector<std::string> args = {"--child",
+                                   "--key=" + key.str(),
                                    "--payload=" + options.payloadPath,
                                    "--output=" + options.outputPath,
                                    "--record=" + options.recordPath,
-                                   "--code-threads=" + std::to_string(options.threads)};
+                                   "--code-threads=" +
+                                       std::to_string(options.threads)};
   if (!options.specPath.empty())
     args.push_back("--spec=" + options.specPath);
   if (!sys::fs::exists(options.payloadPath))
@@ -209,8 +214,9 @@ static Error compileInChild(const char *argv0, StringRef key) {
   sys::fs::remove(options.recordPath);
   std::string logPath = options.recordPath + ".log";
   sys::fs::remove(logPath);
-  ChildOutcome outcome = runLimited(currentExecutable(argv0), args,
-                                    options.timeoutSeconds, options.memoryMB, logPath);
+  ChildOutcome outcome =
+      runLimited(currentExecutable(argv0), args, options.timeoutSeconds,
+                 options.memoryMB, logPath);
   if (outcome.status == Status::Ok && sys::fs::exists(options.recordPath)) {
     sys::fs::remove(logPath);
     return Error::success();

@@ -11,11 +11,11 @@
 #include "stages/backends/mlircpu/ModelStage.h"
 
 #include "stages/backends/mlircpu/SpecLinker.h"
-#include "stages/support/FileUtil.h"
-#include "stages/support/Hash.h"
 #include "stages/core/Records.h"
 #include "stages/core/Subprocess.h"
 #include "stages/core/WinnerPruning.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
@@ -56,14 +56,16 @@ public:
   Expected<CompileRecord> compile(StringRef spec, StringRef tag) {
     std::string record = inWork(tag + ".json");
     std::vector<std::string> args = {
-        "--payload=" + options.modelPath, "--output=" + inWork(tag + ".so"),
-        "--record=" + record, "--code-threads=" + std::to_string(options.threads),
+        "--payload=" + options.modelPath,
+        "--output=" + inWork(tag + ".so"),
+        "--record=" + record,
+        "--code-threads=" + std::to_string(options.threads),
         "--timeout=" + std::to_string(options.compileTimeout),
         "--cache-dir=" + options.cacheDir};
     if (!spec.empty())
       args.push_back(("--spec=" + spec).str());
-    ChildOutcome outcome = runLimited(compileTool, args, 0, 0,
-                                      inWork(tag + ".compile.log"));
+    ChildOutcome outcome =
+        runLimited(compileTool, args, 0, 0, inWork(tag + ".compile.log"));
     if (outcome.status != Status::Ok)
       return makeError("retune-compile failed: " + outcome.message);
     return readRecord<CompileRecord>(record, schema::kCompile,
@@ -96,15 +98,16 @@ public:
     std::vector<std::string> args = {
         "--baseline=" + inWork("baseline.json"),
         "--candidate=" + inWork(tag + ".json"),
-        "--output=" + result, "--warmup=" + std::to_string(options.warmup),
+        "--output=" + result,
+        "--warmup=" + std::to_string(options.warmup),
         "--repetitions=" + std::to_string(options.repetitions),
         "--min-sample-s=" + std::to_string(options.minSample),
         "--timeout=" + std::to_string(options.benchTimeout),
         "--cache-dir=" + options.cacheDir};
     if (!options.entry.empty())
       args.push_back("--function=" + options.entry);
-    ChildOutcome outcome = runLimited(benchTool, args, 0, 0,
-                                      inWork(tag + ".bench.log"));
+    ChildOutcome outcome =
+        runLimited(benchTool, args, 0, 0, inWork(tag + ".bench.log"));
     if (outcome.status != Status::Ok)
       return makeError("retune-bench failed: " + outcome.message);
     return readRecord<BenchRecord>(result, schema::kBench, benchRecordFromJson);
@@ -172,9 +175,10 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
   if (llvm::none_of(measured, [](const auto &m) {
         return m.second.status == Status::Ok;
       }))
-    return makeError(options.modelPath + ": the whole-model benchmark failed for "
-                                 "every spec tried (" + firstFailure +
-                     "); check [model] entry in tune.toml");
+    return makeError(options.modelPath +
+                     ": the whole-model benchmark failed for "
+                     "every spec tried (" +
+                     firstFailure + "); check [model] entry in tune.toml");
   BenchRecord behind = measured[chosen->finalTag];
   return Decision{std::move(*chosen), std::move(behind)};
 }
@@ -182,7 +186,8 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
 Error writeResult(const Decision &d, double startedAt, double seconds) {
   const BenchRecord &m = d.measured;
   // An empty spec leaves the model as the baseline compiled it.
-  bool tuned = !d.winners.kept.empty() && m.status == Status::Ok && m.median > 0;
+  bool tuned =
+      !d.winners.kept.empty() && m.status == Status::Ok && m.median > 0;
   ModelRecord r;
   r.model = options.modelPath;
   r.status = m.status;
@@ -216,8 +221,9 @@ Error checkBaseline(const char *argv0) {
     return Error::success();
   // Not an output Ninja may take as done: the next run compiles again.
   sys::fs::remove(inWork("baseline.json"));
-  return makeError(options.modelPath + ": the model does not compile without a "
-                               "spec, so there is nothing to tune: " +
+  return makeError(options.modelPath +
+                   ": the model does not compile without a "
+                   "spec, so there is nothing to tune: " +
                    baseline->message);
 }
 
@@ -238,8 +244,10 @@ Error run(const char *argv0) {
   if (!baseline)
     return baseline.takeError();
   if (baseline->status != Status::Ok)
-    return makeError(options.modelPath + ": the model does not compile without a "
-                                 "spec: " + baseline->message);
+    return makeError(options.modelPath +
+                     ": the model does not compile without a "
+                     "spec: " +
+                     baseline->message);
   Expected<Decision> decision = decide(evaluator, *winners);
   if (!decision)
     return decision.takeError();
@@ -251,9 +259,10 @@ Error run(const char *argv0) {
     return text.takeError();
   if (Error err = writeFileIfChanged(options.finalSpec, *text))
     return err;
-  return writeResult(*decision, startedAt, std::chrono::duration<double>(
-                                    std::chrono::steady_clock::now() - start)
-                                    .count());
+  return writeResult(
+      *decision, startedAt,
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count());
 }
 
 } // namespace

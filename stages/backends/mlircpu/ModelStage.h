@@ -27,7 +27,8 @@ struct ModelOptions {
   std::string finalSpec{};
   /// Model result record
   std::string outputPath{};
-  /// Only compile the model without a spec (<work-dir>/baseline. json) and fail if it does not compile; a later run reuses it
+  /// Only compile the model without a spec (<work-dir>/baseline. json) and fail
+  /// if it does not compile; a later run reuses it
   bool baselineOnly{};
   /// Function to time
   std::string entry{};

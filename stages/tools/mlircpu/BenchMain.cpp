@@ -14,17 +14,19 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-bench options");
-static cl::opt<std::string> baselinePath("baseline", cl::Required,
-                                         cl::desc("compile record of the baseline"),
-                                         cl::cat(category));
-static cl::opt<std::string> candidatePath("candidate", cl::Required,
-                                          cl::desc("compile record of the candidate"),
-                                          cl::cat(category));
+static cl::opt<std::string>
+    baselinePath("baseline", cl::Required,
+                 cl::desc("compile record of the baseline"), cl::cat(category));
+static cl::opt<std::string>
+    candidatePath("candidate", cl::Required,
+                  cl::desc("compile record of the candidate"),
+                  cl::cat(category));
 static cl::opt<std::string> outputPath("output", cl::Required,
                                        cl::desc("bench record to write"),
                                        cl::cat(category));
 static cl::opt<std::string>
-    functionName("function", cl::desc("function to time (default: the only one)"),
+    functionName("function",
+                 cl::desc("function to time (default: the only one)"),
                  cl::cat(category));
 static cl::opt<unsigned> warmup("warmup", cl::init(2),
                                 cl::desc("untimed calls before sampling"),
@@ -38,9 +40,10 @@ static cl::opt<double> minSample("min-sample-s", cl::init(0.002),
 static cl::opt<unsigned> seed("seed", cl::init(1),
                               cl::desc("seed of the random inputs"),
                               cl::cat(category));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(300),
-                                        cl::desc("seconds before the bench is killed"),
-                                        cl::cat(category));
+static cl::opt<unsigned>
+    timeoutSeconds("timeout", cl::init(300),
+                   cl::desc("seconds before the bench is killed"),
+                   cl::cat(category));
 static cl::opt<std::string>
     cacheDir("cache-dir",
              cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
@@ -50,7 +53,6 @@ static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: measure in this process"));
 static cl::opt<std::string> childKey("key", cl::Hidden,
                                      cl::desc("internal: the record's key"));
-
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

@@ -29,9 +29,10 @@ static cl::opt<std::string> recordPath("record", cl::Required,
 static cl::opt<unsigned> threads("code-threads", cl::init(1),
                                  cl::desc("threads of the generated code"),
                                  cl::cat(category));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(120),
-                                        cl::desc("seconds before the compile is killed"),
-                                        cl::cat(category));
+static cl::opt<unsigned>
+    timeoutSeconds("timeout", cl::init(120),
+                   cl::desc("seconds before the compile is killed"),
+                   cl::cat(category));
 static cl::opt<unsigned> memoryMB("memory-mb", cl::init(8192),
                                   cl::desc("memory limit of the compile (MiB)"),
                                   cl::cat(category));
@@ -44,7 +45,6 @@ static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: do the work in this process"));
 static cl::opt<std::string> childKey("key", cl::Hidden,
                                      cl::desc("internal: the record's key"));
-
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

@@ -26,9 +26,8 @@ static cl::opt<std::string> workDir("work-dir", cl::Required,
 static cl::opt<std::string> finalSpec("final-spec",
                                       cl::desc("tuning spec to write"),
                                       cl::cat(category));
-static cl::opt<std::string> outputPath("output",
-                                       cl::desc("model result record"),
-                                       cl::cat(category));
+static cl::opt<std::string>
+    outputPath("output", cl::desc("model result record"), cl::cat(category));
 static cl::opt<bool> baselineOnly(
     "baseline-only",
     cl::desc("only compile the model without a spec (<work-dir>/baseline."
@@ -52,7 +51,6 @@ static cl::opt<std::string>
     cacheDir("cache-dir",
              cl::desc("passed on to retune-compile and retune-bench"),
              cl::cat(category));
-
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

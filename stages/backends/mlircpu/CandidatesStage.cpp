@@ -1,0 +1,142 @@
+//===- CandidatesStage.cpp - The CPU space of a dispatch -> specs -------===//
+//
+// Enumerates the CPU knob space of one dispatch with Z3, orders it by the
+// cost heuristic and writes the first N configurations as spec files plus
+// an index. Unchanged specs keep their mtime, so growing N only adds
+// candidates; specs beyond N are removed.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/mlircpu/CandidatesStage.h"
+
+#include "cache/CacheKeys.h"
+#include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/core/Records.h"
+#include "stages/search/cpu/CpuSpace.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
+
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+
+using namespace llvm;
+using namespace retune;
+
+namespace retune::mlircpu {
+
+/// The options of this process's run (one per process).
+static CandidatesOptions options;
+
+/// Removes spec files of an earlier, larger candidate set.
+static void removeStaleSpecs(StringRef dir, unsigned keep) {
+  removeNumberedFiles(dir, ".spec.mlir", keep);
+}
+
+/// What the index is made from: the tool, the problem and the options.
+static Expected<std::string> indexKey(const char *argv0) {
+  Expected<std::string> problem = readFile(options.problemPath);
+  if (!problem)
+    return problem.takeError();
+  return hostKey("candidates", argv0)
+      .add("problem", blake3Hex(*problem))
+      .add("count", options.candidateCount)
+      .add("code-threads", options.threads)
+      .add("skip", options.skipReason)
+      .hex(16);
+}
+
+/// Whether the index in the output directory was made from the same
+/// inputs and its specs are intact (a run killed before Ninja logged it):
+/// rewriting it would only move its timestamps and re-plan.
+static bool alreadyDone(StringRef key) {
+  std::string path = options.outputDir + "/index.json";
+  if (!sys::fs::exists(path))
+    return false;
+  Expected<CandidateIndex> index = readRecord<CandidateIndex>(
+      path, schema::kCandidates, candidateIndexFromJson);
+  if (!index) {
+    consumeError(index.takeError());
+    return false;
+  }
+  if (index->key != key)
+    return false;
+  return llvm::all_of(index->candidates, [](const CandidateEntry &c) {
+    Expected<std::string> spec = readFile(options.outputDir + "/" + c.file);
+    if (!spec) {
+      consumeError(spec.takeError());
+      return false;
+    }
+    return blake3Hex(*spec) == c.specHash;
+  });
+}
+
+static Error run(const char *argv0) {
+  Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
+  if (!dispatch)
+    return dispatch.takeError();
+  const DispatchEntry &entry = *dispatch;
+  Expected<std::string> key = indexKey(argv0);
+  if (!key)
+    return key.takeError();
+  if (alreadyDone(*key)) {
+    keepNewerThanInputs(options.outputDir + "/index.json",
+                        {options.problemPath});
+    return Error::success();
+  }
+
+  CandidateIndex index;
+  index.dispatch = entry.id;
+  index.key = *key;
+  index.startedAt = unixSeconds();
+  if (!options.skipReason.empty()) {
+    index.note = options.skipReason;
+    removeStaleSpecs(options.outputDir, 0);
+    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  }
+  cpu::CpuSpaceOptions spaceOptions;
+  spaceOptions.threads = options.threads;
+  auto start = std::chrono::steady_clock::now();
+  Expected<cpu::CpuSpaceResult> space =
+      cpu::enumerateCpuSpace(entry.problem, cpu::detectHost(), spaceOptions);
+  index.enumerationSeconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  // A dispatch outside the CPU space is not a pipeline error: it keeps the
+  // default config and the report says why.
+  if (!space) {
+    index.note = toString(space.takeError());
+    removeStaleSpecs(options.outputDir, 0);
+    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  }
+  index.totalSolutions = space->totalSolutions;
+  unsigned emitted =
+      std::min<size_t>(options.candidateCount, space->ranked.size());
+  for (unsigned n = 0; n < emitted; ++n) {
+    const cpu::RankedConfig &ranked = space->ranked[n];
+    cpu::SpecEntry spec{formatv("{0}_c{1}", entry.id, n).str(), entry.problem,
+                        ranked.config};
+    std::string file = formatv("{0}.spec.mlir", n).str();
+    std::string header =
+        formatv("retune candidate {0} of dispatch {1} ({2})\nestimated {3:e} s",
+                n, entry.id, entry.name, ranked.cost)
+            .str();
+    std::string text = cpu::emitSpecModule({spec}, header);
+    if (Error err = writeFileIfChanged(options.outputDir + "/" + file, text))
+      return err;
+    index.candidates.push_back(CandidateEntry{
+        n, file, cpu::toJson(ranked.config), ranked.cost, blake3Hex(text)});
+  }
+  removeStaleSpecs(options.outputDir, emitted);
+  return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+}
+
+Error runCandidatesStage(const CandidatesOptions &stageOptions,
+                         const char *argv0) {
+  options = stageOptions;
+  return run(argv0);
+}
+
+} // namespace retune::mlircpu

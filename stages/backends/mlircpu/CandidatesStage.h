@@ -1,0 +1,37 @@
+//===- CandidatesStage.h - The CPU space of a dispatch -> specs -*- C++ -*-===//
+//
+// The work of the stage tool, callable from a unit: its main
+// (stages/tools/mlircpu/CandidatesMain.cpp) only parses the command line
+// into CandidatesOptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_CANDIDATESSTAGE_H
+#define RETUNE_STAGES_BACKENDS_MLIRCPU_CANDIDATESSTAGE_H
+
+#include "stages/support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+
+namespace retune::mlircpu {
+
+struct CandidatesOptions {
+  /// Dispatches/<id>/problem.json
+  std::string problemPath{};
+  /// Candidates/<id> directory
+  std::string outputDir{};
+  /// Candidates to emit (the cheapest first)
+  unsigned candidateCount = 8;
+  /// Threads the generated code may use
+  unsigned threads = 1;
+  /// Emit no candidates and record this reason
+  std::string skipReason{};
+};
+
+/// Runs the stage with `options`; `argv0` identifies this tool in the
+/// candidates' cache keys.
+Error runCandidatesStage(const CandidatesOptions &options, const char *argv0);
+
+} // namespace retune::mlircpu
+
+#endif // RETUNE_STAGES_BACKENDS_MLIRCPU_CANDIDATESSTAGE_H
