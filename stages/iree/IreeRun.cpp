@@ -350,6 +350,10 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
   HotSelection selection;
   std::vector<double> weights;
   double total = 0;
+  bool timed = !candidates.empty() &&
+               llvm::all_of(candidates, [](const HotCandidate &c) {
+                 return c.timeUs > 0;
+               });
   for (const HotCandidate &c : candidates) {
     double weight = 0;
     if (profile) {
@@ -361,7 +365,7 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
         }
       }
     } else {
-      weight = c.flops * c.occurrences;
+      weight = (timed ? c.timeUs : c.flops) * c.occurrences;
     }
     weights.push_back(weight);
     total += weight;
