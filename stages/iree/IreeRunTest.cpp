@@ -236,6 +236,9 @@ TEST_F(IreeFakes, InjectedCompileFailuresBecomeRecords) {
       compile(input, writeSpec("error.mlir", "// fake-iree: compile-error\n" + spec), "error");
   EXPECT_EQ(error.status, Status::CompileError);
   EXPECT_NE(error.message.find("failed to distribute"), std::string::npos);
+  // The first error line leads, whatever the log's tail holds.
+  EXPECT_TRUE(llvm::StringRef(error.message).starts_with(input + ":12:5: error:"))
+      << error.message;
   CompileRecord none = compile(
       input, writeSpec("none.mlir", "// fake-iree: compile-no-output\n" + spec), "none");
   EXPECT_EQ(none.status, Status::CompileError);

@@ -49,6 +49,11 @@ expect_contains "$statuses" "ok=" "candidates compiled: $statuses"
 expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
   'sorted(e["occurrences"] for e in d["dispatches"])')" "[1, 2]" \
   "the layer called twice counts two calls"
+# Shares on this CPU are measured time x calls: each distinct dispatch was
+# compiled with IREE's default config and timed.
+expect_contains "$(ls "$mlp"/build/dump/timed/*.bench.json 2>/dev/null | wc -l)" \
+  "$(json_field "$mlp/build/dispatches/index.json" 'len(d["dispatches"])')" \
+  "every dispatch was timed for its share"
 expect_contains "$(json_field "$mlp/build/candidates/$(json_field "$mlp/build/dispatches/index.json" 'd["dispatches"][0]["id"]')/index.json" \
   'len(set(c["file"] for c in d["candidates"])) == len(d["candidates"])')" "True" "candidate specs are distinct"
 # Every emitted spec is read by the real iree-opt (the spelling of 3.13).
