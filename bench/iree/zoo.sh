@@ -23,7 +23,8 @@ models=("${@:-vit crnn minilm}")
 read -r -a models <<<"${models[*]}"
 venv=$root/.venv
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# Kept when something fails, to look at the builds.
+trap 'if [ $? -eq 0 ]; then rm -rf "$work"; else echo "zoo.sh: kept $work" >&2; fi' EXIT
 # A benchmark measures: no replay from the cache.
 export RETUNE_CACHE_DIR=off
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps \

@@ -14,13 +14,15 @@ import sys
 def tune_facts(build):
     summary = json.load(open(f"{build}/report/summary.json"))
     dispatches = summary["dispatches"]
-    tuned = [d for d in dispatches if d.get("winner")]
+    searched = [d for d in dispatches if d.get("candidates", 0) > 0]
+    won = [d for d in dispatches if d.get("winner")]
     skipped = [d for d in dispatches if d.get("candidates", 0) == 0]
     reasons = collections.Counter(d.get("note") or d.get("reason", "?")
                                   for d in skipped)
     ok = sum(d.get("candidates_ok", 0) for d in dispatches)
     total = sum(d.get("candidates", 0) for d in dispatches)
-    return {"problems": len(dispatches), "tuned": len(tuned),
+    return {"problems": len(dispatches), "searched": len(searched),
+            "won": len(won),
             "skipped": len(skipped), "reasons": reasons,
             "compiled": f"{ok}/{total}",
             "flags": summary.get("compile_flags", {}).get("chosen", [])}
@@ -38,20 +40,22 @@ def main():
     work, models = sys.argv[1], sys.argv[2:]
     print(f"{'model':8} {'IREE default':>13} {'IREE+Retune':>12} "
           f"{'onnxruntime':>12} {'tuned/default':>14} {'vs ort':>7}  "
-          f"problems tuned skipped compiled")
+          f"problems searched skipped winners compiled")
     facts = {}
     for m in models:
         med = json.load(open(f"{work}/{m}/medians.json"))["1T"]
         f = facts[m] = tune_facts(f"{work}/{m}/build")
-        ort = med.get("ort")
-        print(f"{m:8} {med['default']:10.2f} ms {med['tuned']:9.2f} ms "
-              f"{(f'{ort:9.2f} ms') if ort else '        -   '} "
-              f"{med['default'] / med['tuned']:13.2f}x "
-              f"{(f'{ort / med['tuned']:6.2f}x') if ort else '     - '}  "
-              f"{f['problems']:8} {f['tuned']:5} {f['skipped']:7} "
-              f"{f['compiled']:>8}")
+        default, tuned, ort = med["default"], med["tuned"], med.get("ort")
+        ort_ms = f"{ort:9.2f} ms" if ort else "        -   "
+        vs_ort = f"{ort / tuned:6.2f}x" if ort else "     - "
+        print(f"{m:8} {default:10.2f} ms {tuned:9.2f} ms {ort_ms} "
+              f"{default / tuned:13.2f}x {vs_ort}  "
+              f"{f['problems']:8} {f['searched']:8} {f['skipped']:7} "
+              f"{f['won']:7} {f['compiled']:>8}")
     print("(1 thread, median ms; vs ort > 1: IREE+Retune is faster than "
-          "onnxruntime; compiled: candidates that compiled / generated)")
+          "onnxruntime; searched: dispatches with candidates; winners: "
+          "dispatches that beat IREE's default; compiled: candidates that "
+          "compiled / generated)")
     for m in models:
         f = facts[m]
         print(f"\n{m}: compile flags chosen: {' '.join(f['flags']) or '(default)'}")
