@@ -24,10 +24,13 @@ counts = collections.Counter(json.load(open(f))["status"]
 print(" ".join(f"{k}={v}" for k, v in sorted(counts.items())))
 PY
 }
-# Trims a copied tune.toml for test time: fewer candidates and repetitions.
+# Trims a copied tune.toml for test time: fewer candidates and repetitions,
+# and two of the default flag sets (data tiling with and without ukernels;
+# the others are for convolutions, which these models do not have).
 quick() { # <tune.toml> <candidates>
   sed -i -e "s/^candidates = .*/candidates = $2/" -e 's/^repetitions = .*/repetitions = 3/' \
-    -e 's/^model_rounds = .*/model_rounds = 2/' "$1"
+    -e 's/^model_rounds = .*/model_rounds = 2/' \
+    -e 's/^\[iree\]$/[iree]\nflag_sets = [["--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"], ["--iree-opt-data-tiling"]]/' "$1"
 }
 
 rm -rf "$work" && mkdir -p "$work"
