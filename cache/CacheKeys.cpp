@@ -2,7 +2,7 @@
 #include "cache/CacheKeys.h"
 
 #include "stages/support/FileUtil.h"
-#include "stages/support/Subprocess.h"
+#include "stages/core/Subprocess.h"
 
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/Threading.h"

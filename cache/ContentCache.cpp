@@ -3,7 +3,7 @@
 
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
-#include "stages/support/Records.h"
+#include "stages/core/Records.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/JSON.h"

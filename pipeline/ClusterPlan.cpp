@@ -1,8 +1,6 @@
 //===- ClusterPlan.cpp - Compile and bench steps on a Slurm cluster --------===//
 #include "pipeline/ClusterPlan.h"
 
-#include "pipeline/IreePlan.h"
-
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Threading.h"
 

@@ -1,7 +1,9 @@
 //===- Config.cpp - tune.toml, validated ----------------------------------===//
 #include "pipeline/Config.h"
 
-#include "stages/gpu/Options.h"
+#include "pipeline/Backend.h"
+
+#include "stages/search/gpu/Options.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Text.h"
 
@@ -219,7 +221,9 @@ const std::map<std::string, TableParser> &tableParsers() {
        }},
       {"backend",
        [](TableReader &r, TuneConfig &c) -> Error {
-         return r.stringKey("kind", c.backend, {"mlir-cpu", "iree"});
+         std::vector<std::string> names = backendNames();
+         std::vector<StringRef> allowed(names.begin(), names.end());
+         return r.stringKey("kind", c.backend, allowed);
        }},
       {"iree",
        [](TableReader &r, TuneConfig &c) -> Error {
@@ -310,7 +314,7 @@ std::string tableNames() {
 
 unsigned lineOf(const toml::node &node) { return node.source().begin.line; }
 
-/// `[gpu]` is read by stages/gpu (the one place that knows its keys); we keep
+/// `[gpu]` is read by stages/search/gpu (the one place that knows its keys); we keep
 /// the validated table as TOML text for the candidates stage.
 Error readGpuTable(StringRef text, StringRef path, const toml::node &node,
                    TuneConfig &config) {
@@ -330,18 +334,40 @@ Error readGpuTable(StringRef text, StringRef path, const toml::node &node,
   return Error::success();
 }
 
-/// [iree] and [gpu] only mean something to the iree backend, and the
+/// The names of the backends whose traits satisfy `pred`.
+std::vector<std::string>
+backendsWhere(function_ref<bool(const BackendTraits &)> pred) {
+  std::vector<std::string> names;
+  for (const std::string &name : backendNames())
+    if (Expected<std::unique_ptr<Backend>> b = makeBackend(name)) {
+      if (pred((*b)->traits()))
+        names.push_back(name);
+    } else {
+      consumeError(b.takeError());
+    }
+  return names;
+}
+
+/// A backend's own tables ([iree], [gpu]) mean nothing to another, and the
 /// hot-dispatch policy may be set in [tune] or [iree], not both.
 Error checkBackendTables(const toml::table &root, StringRef path,
-                         const TuneConfig &config) {
-  for (StringRef name : {"iree", "gpu"}) {
-    const toml::node *table = root.get(std::string_view(name.data(), name.size()));
-    if (table && config.backend != "iree")
+                         const TuneConfig &config,
+                         const BackendTraits &traits) {
+  for (const std::string &owner : backendNames()) {
+    Expected<std::unique_ptr<Backend>> other = makeBackend(owner);
+    if (!other)
+      return other.takeError();
+    for (const std::string &name : (*other)->traits().ownTables) {
+      const toml::node *table = root.get(name);
+      if (!table || is_contained(traits.ownTables, name))
+        continue;
       return makeError(formatv("{0}:{1}: [{2}] is only used by [backend] kind "
-                               "= \"iree\" (this config uses \"{3}\"); remove "
+                               "= \"{3}\" (this config uses \"{4}\"); remove "
                                "the table or change the backend",
-                               path, lineOf(*table), name, config.backend)
+                               path, lineOf(*table), name, owner,
+                               config.backend)
                            .str());
+    }
   }
   const toml::table *iree = root["iree"].as_table();
   const toml::table *tune = root["tune"].as_table();
@@ -362,7 +388,8 @@ Error checkBackendTables(const toml::table &root, StringRef path,
 /// per-device baselines need one fixed GPU per pool, which GRES, handing
 /// out any free unit, does not give.
 Error checkClusterTable(const toml::table &root, StringRef path,
-                        const TuneConfig &config) {
+                        const TuneConfig &config,
+                        const BackendTraits &traits) {
   const toml::table *cluster = root["cluster"].as_table();
   if (!cluster || !config.cluster.isSlurm())
     return Error::success();
@@ -378,15 +405,17 @@ Error checkClusterTable(const toml::table &root, StringRef path,
                              gres)
                          .str());
   }
-  if (config.backend != "mlir-cpu") {
+  if (!traits.slurmRefusal.empty()) {
     const toml::node *kind = cluster->get("kind");
     return makeError(formatv("{0}:{1}: [cluster] kind = \"slurm\" runs the "
-                             "mlir-cpu backend's steps; the {2} backend pins "
-                             "each bench to one configured device, which "
-                             "Slurm's GRES cannot; remove [cluster] or use "
-                             "kind = \"local\"",
+                             "{2} backend's steps; the {3} backend {4}; "
+                             "remove [cluster] or use kind = \"local\"",
                              path, kind ? lineOf(*kind) : lineOf(*cluster),
-                             config.backend)
+                             join(backendsWhere([](const BackendTraits &t) {
+                                    return t.slurmRefusal.empty();
+                                  }),
+                                  ", "),
+                             config.backend, traits.slurmRefusal)
                          .str());
   }
   return Error::success();
@@ -446,9 +475,13 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
     if (Error err = reader.rejectUnknown())
       return std::move(err);
   }
-  if (Error err = checkBackendTables(root, path, config))
+  Expected<std::unique_ptr<Backend>> backend = makeBackend(config.backend);
+  if (!backend)
+    return backend.takeError();
+  BackendTraits traits = (*backend)->traits();
+  if (Error err = checkBackendTables(root, path, config, traits))
     return std::move(err);
-  if (Error err = checkClusterTable(root, path, config))
+  if (Error err = checkClusterTable(root, path, config, traits))
     return std::move(err);
   if (config.modelPath.empty())
     return makeError(path + ": [model] path is required (the model file, "
@@ -470,11 +503,15 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
   for (std::string *tool : {&config.iree.compile, &config.iree.opt,
                             &config.iree.benchmark, &config.iree.importOnnx})
     resolveRelative(*tool, base, true);
-  if (config.modelIsOnnx() && config.backend != "iree")
+  if (config.modelIsOnnx() && !traits.importsOnnx)
     return makeError(path + ": [model] path: " + config.modelPath +
                      " is an ONNX model; the " + config.backend +
-                     " backend reads linalg MLIR. Set [backend] kind = "
-                     "\"iree\" (it imports ONNX with iree-import-onnx)");
+                     " backend reads linalg MLIR. Set [backend] kind = \"" +
+                     join(backendsWhere([](const BackendTraits &t) {
+                            return t.importsOnnx;
+                          }),
+                          "\" or \"") +
+                     "\" (it imports ONNX with iree-import-onnx)");
   return config;
 }
 

@@ -9,8 +9,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pipeline/Config.h"
-#include "stages/support/Records.h"
-#include "stages/support/Testing.h"
+#include "stages/core/Records.h"
+#include "stages/core/Testing.h"
 
 #include "llvm/Support/FormatVariadic.h"
 #include "gtest/gtest.h"

@@ -2,8 +2,8 @@
 //
 // A mistake that can be seen before tuning starts must stop the plan, not a
 // step at the end of a long run: the model must be a readable file, the
-// cache directory a directory, and (for mlir-cpu, whose models retune
-// parses itself) `[model] entry` must name a public function of the model.
+// cache directory a directory, and the backend checks what it can see of
+// the model (its entry function, its inputs).
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_PIPELINE_PLANCHECKS_H

@@ -11,38 +11,26 @@
 #ifndef RETUNE_PIPELINE_PLANNER_H
 #define RETUNE_PIPELINE_PLANNER_H
 
-#include "pipeline/Config.h"
+#include "pipeline/Backend.h"
 
 #include <string>
 
 namespace retune::pipeline {
-
-struct PlannerPaths {
-  /// The build directory (absolute).
-  std::string buildDir;
-  /// Where the retune tools live.
-  std::string toolDir;
-  /// Where the rule files live.
-  std::string rulesDir;
-};
 
 /// The build.ninja text for `config`, given the records already in the
 /// build directory. A damaged record, or one whose files do not match it,
 /// is removed so that its step runs again; a dispatch index that lists
 /// nothing is an error (nothing to tune), for every backend.
 Expected<std::string> planManifest(const TuneConfig &config,
+                                   const PlannerPaths &paths,
+                                   const Backend &backend);
+/// planManifest with the backend `config` names.
+Expected<std::string> planManifest(const TuneConfig &config,
                                    const PlannerPaths &paths);
 
-/// The compiler identity stamp: changes when the compiler binary, LLVM or
-/// the host CPU change, and only then.
-Expected<std::string> compilerIdentity(const PlannerPaths &paths);
-
-/// Writes build.ninja and compiler.id (each only when changed).
+/// Asks the backend to prepare (find its tools, write its files), then
+/// writes compiler.id and build.ninja (each only when changed).
 Error writePlan(const TuneConfig &config, const PlannerPaths &paths);
-
-/// writePlan for the iree backend: finds the IREE tools first (a missing
-/// tool or an unsupported version fails the plan), and also writes gpu.toml.
-Error writeIreePlan(const TuneConfig &config, const PlannerPaths &paths);
 
 } // namespace retune::pipeline
 

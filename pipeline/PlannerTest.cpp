@@ -2,8 +2,8 @@
 
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
-#include "stages/support/Records.h"
-#include "stages/support/Testing.h"
+#include "stages/core/Records.h"
+#include "stages/core/Testing.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"

@@ -9,8 +9,8 @@
 #include "pipeline/PlanChecks.h"
 #include "pipeline/Planner.h"
 #include "stages/support/FileUtil.h"
-#include "stages/support/Records.h"
-#include "stages/support/Subprocess.h"
+#include "stages/core/Records.h"
+#include "stages/core/Subprocess.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"

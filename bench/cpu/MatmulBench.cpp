@@ -6,9 +6,9 @@
 // inputs, after checking all three agree. Prints GFLOP/s and ratios.
 //
 //===----------------------------------------------------------------------===//
-#include "stages/bench/KernelRunner.h"
-#include "stages/bench/Measure.h"
-#include "stages/support/Records.h"
+#include "stages/backends/mlircpu/KernelRunner.h"
+#include "stages/backends/mlircpu/Measure.h"
+#include "stages/core/Records.h"
 
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"

@@ -6,8 +6,8 @@
 // Prints one line per case and pipeline: solutions and the best of N times.
 //
 //===----------------------------------------------------------------------===//
-#include "stages/gpu/Candidates.h"
-#include "stages/gpu/Problems.h"
+#include "stages/search/gpu/Candidates.h"
+#include "stages/search/gpu/Problems.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"

@@ -4,7 +4,7 @@
 Enumerates IREE's own VectorDistribute constraint set for an f16 -> f32
 NN matmul (LLVMGPUConstraintGenerator.cpp, emitVectorDistributeConstraints:
 the set `--iree-codegen-emit-pipeline-constraints` describes), splits it by
-Retune's load rule (stages/gpu/LoadDistribution.h, restated here), and
+Retune's load rule (stages/search/gpu/LoadDistribution.h, restated here), and
 compiles a seeded sample of each side with iree-compile for gfx942: the rule
 is exact when every accepted configuration compiles and every rejected one
 fails with "failed to derive layout for promoted read-like op".

@@ -8,7 +8,7 @@
 #ifndef RETUNE_REPORT_REPORTDATA_H
 #define RETUNE_REPORT_REPORTDATA_H
 
-#include "stages/support/Records.h"
+#include "stages/core/Records.h"
 
 #include <optional>
 #include <string>

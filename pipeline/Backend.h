@@ -1,0 +1,157 @@
+//===- Backend.h - What the planner asks of a backend -----------*- C++ -*-===//
+//
+// The planner writes the phases every backend shares (dump, candidates per
+// dispatch, then select, link, model, report) and asks the backend for what
+// differs: its tools and compiler identity, the graph's variables and pools,
+// the steps before the dump, and the edges that compile and measure one
+// dispatch's candidates. Its stage tools (stages/tools/<backend>/) do the
+// work behind those edges; rules/<backend>.ninja names them.
+//
+// Backends are found by name in a registry (as Ninja picks a CommandRunner
+// and ccache a storage backend): no code outside the registry compares
+// backend names. docs/extending.md lists what a new backend adds.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_PIPELINE_BACKEND_H
+#define RETUNE_PIPELINE_BACKEND_H
+
+#include "pipeline/Config.h"
+#include "pipeline/NinjaWriter.h"
+#include "stages/core/Records.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace retune::pipeline {
+
+struct PlannerPaths {
+  /// The build directory (absolute).
+  std::string buildDir;
+  /// Where the retune tools live.
+  std::string toolDir;
+  /// Where the rule files live.
+  std::string rulesDir;
+};
+
+/// Files the per-candidate edges add to the graph's aggregate targets.
+struct CandidateGraph {
+  std::vector<std::string> compileRecords;
+  std::vector<std::string> benches;
+  std::vector<std::string> reportInputs;
+  /// Further inputs of the model step (the iree model step ranks each
+  /// dispatch's candidates in the model from its results).
+  std::vector<std::string> modelInputs;
+  /// Candidate spec files (inputs of the plan: a damaged one re-plans).
+  std::vector<std::string> specs;
+};
+
+/// What a backend adds to the steps before the per-dispatch work.
+struct ModelSteps {
+  /// Files whose change re-plans.
+  std::vector<std::string> planInputs;
+  /// Further inputs of the dump edge.
+  std::vector<std::string> dumpInputs;
+  /// False while a step the dump depends on (a model-level flag choice)
+  /// has not run yet: the plan then has no dump edge.
+  bool dumpReady = true;
+  /// Order-only inputs of every candidates edge (no tuning before the
+  /// model is known to compile) and inputs of the model step.
+  std::vector<std::string> modelChecks;
+};
+
+/// The extra parts of one dispatch's candidates edge.
+struct CandidatesEdgeParts {
+  std::vector<std::string> extraOutputs;
+  std::vector<std::string> implicitInputs;
+  std::vector<std::pair<std::string, std::string>> variables;
+};
+
+/// What tune.toml validation needs to know before any tool is resolved.
+struct BackendTraits {
+  /// Optional tune.toml tables only this backend reads.
+  std::vector<std::string> ownTables;
+  /// Imports ONNX models itself (an `import` edge runs first).
+  bool importsOnnx = false;
+  /// Why `[cluster] kind = "slurm"` cannot run it; empty when it can.
+  std::string slurmRefusal;
+};
+
+class Backend {
+public:
+  virtual ~Backend();
+
+  /// `[backend] kind`.
+  virtual llvm::StringRef name() const = 0;
+  virtual BackendTraits traits() const = 0;
+
+  /// Checks of the model `retune plan` can make before tuning starts
+  /// (the file itself is checked for every backend).
+  virtual Error checkModel(const TuneConfig &config) const = 0;
+
+  /// `config` with the backend's tools found and pinned, after writing the
+  /// plain files its steps read (gpu.toml, flags/sets.json). A missing tool
+  /// or an unsupported version is the error, at plan time.
+  virtual Expected<TuneConfig> prepare(const TuneConfig &config,
+                                       const PlannerPaths &paths) const = 0;
+
+  /// compiler.id: changes when what compiles (the compiler, its version,
+  /// its flags, the host it targets) changes, and only then.
+  virtual Expected<std::string>
+  compilerIdentity(const TuneConfig &prepared,
+                   const PlannerPaths &paths) const = 0;
+
+  /// The stage tools: a rebuilt one re-plans.
+  virtual std::vector<std::string> stageTools() const = 0;
+
+  /// Variables of the graph's header (and pools that precede the shared
+  /// ones); `writePools` follows the shared `compile` pool.
+  virtual void writeVariables(NinjaWriter &w,
+                              const TuneConfig &config) const = 0;
+  virtual void writePools(NinjaWriter &w, const TuneConfig &config) const {}
+
+  /// Plans the steps around the dump; `writeModelSteps` writes their edges.
+  virtual ModelSteps planModelSteps(const TuneConfig &config,
+                                    const PlannerPaths &paths) const = 0;
+  virtual void writeModelSteps(NinjaWriter &w,
+                               const TuneConfig &config) const = 0;
+
+  /// What dispatch `id`'s candidates edge reads and writes beyond its
+  /// problem.json and candidates/<id>/index.json.
+  virtual CandidatesEdgeParts
+  candidatesEdge(const TuneConfig &config, const PlannerPaths &paths,
+                 llvm::StringRef id) const = 0;
+
+  /// Compile, bench and select edges of one dispatch's candidates; returns
+  /// its best/<id>.json.
+  virtual std::string writeCandidateEdges(NinjaWriter &w,
+                                          const TuneConfig &config,
+                                          const DispatchEntry &d,
+                                          const CandidateIndex &index,
+                                          CandidateGraph &graph) const = 0;
+};
+
+using BackendFactory = std::function<std::unique_ptr<Backend>()>;
+
+/// The backend named `name`, or an error listing the known ones.
+Expected<std::unique_ptr<Backend>> makeBackend(llvm::StringRef name);
+
+/// The names `[backend] kind` accepts, in registration order.
+std::vector<std::string> backendNames();
+
+/// Adds a backend (tests register a fake one). A name registered twice
+/// keeps the newer factory.
+void registerBackend(llvm::StringRef name, BackendFactory factory);
+
+/// The file the dump and model steps read: an ONNX model is imported to
+/// MLIR first, into the build directory.
+std::string modelForTools(const TuneConfig &config);
+
+/// The built-in backends' factories (pipeline/backends/).
+std::unique_ptr<Backend> makeMlirCpuBackend();
+std::unique_ptr<Backend> makeIreeBackend();
+
+} // namespace retune::pipeline
+
+#endif // RETUNE_PIPELINE_BACKEND_H

@@ -1,0 +1,428 @@
+//===- IreeBackend.cpp - The iree backend's plan --------------------------===//
+//
+// IREE's own tools compile and run (stages/backends/iree, stages/tools/iree):
+// the plan finds them (tune.toml, tools_dir, PATH, the project's .venv) and
+// pins their version; an ONNX model is imported first; on llvm-cpu a
+// model-level flag search runs before the dump. Per dispatch the baseline
+// is measured on every device before and after its candidates, whose
+// benches are spread over the devices round-robin (candidate n runs on
+// device n mod D, so growing the candidate count moves no bench).
+//
+//===----------------------------------------------------------------------===//
+#include "pipeline/Backend.h"
+
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/backends/iree/ModelFlags.h"
+#include "stages/backends/iree/ModelSignature.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/Program.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace retune::pipeline {
+namespace {
+
+/// The model-level flag search's files, relative to the build directory.
+constexpr StringLiteral kFlagSetsFile = "flags/sets.json";
+constexpr StringLiteral kChosenFlags = "flags/chosen.json";
+
+
+/// `--<option>='<value>'` for each value, space-separated.
+std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
+  std::vector<std::string> flags;
+  for (const std::string &value : values)
+    flags.push_back(shellQuote(("--" + option + "=" + value).str()));
+  return join(flags, " ");
+}
+
+std::string deviceFile(StringRef stem, StringRef when, size_t device) {
+  return formatv("measure/{0}/baseline.{1}.{2}.json", stem, when, device).str();
+}
+
+std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
+
+/// IREE's CPU drivers (`local-sync`, `local-task`): the device is this
+/// machine, so a measurement must not share it with compiles.
+bool isHostDevice(StringRef device) { return device.starts_with("local"); }
+
+std::vector<std::string> ireeStageTools() {
+  return {"retune-iree-flags", "retune-iree-dump",  "retune-iree-candidates",
+          "retune-iree-compile", "retune-iree-bench", "retune-iree-rank",
+          "retune-iree-link",  "retune-iree-model"};
+}
+
+void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
+  const IreeConfig &i = c.iree;
+  std::vector<std::string> tools = {
+      shellQuote("--iree-compile=" + i.compile),
+      shellQuote("--iree-opt=" + i.opt),
+      shellQuote("--iree-benchmark-module=" + i.benchmark)};
+  if (!i.version.empty())
+    tools.push_back(shellQuote("--iree-version=" + i.version));
+  w.variable("iree_tools", join(tools, " "));
+  if (c.modelIsOnnx())
+    w.variable("iree_import_onnx", shellQuote(i.importOnnx));
+  w.variable("iree_compile_flags", repeatedFlag("compile-flag", i.compileFlags));
+  // The flags step starts from the user's flags, not from its own choice.
+  w.variable("iree_base_flags",
+             repeatedFlag("compile-flag", i.baseCompileFlags.empty()
+                                              ? i.compileFlags
+                                              : i.baseCompileFlags));
+  w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
+  w.variable("iree_repetitions", std::to_string(i.repetitions));
+  w.variable("model_rounds", std::to_string(i.modelRounds));
+  w.variable("model_candidates", std::to_string(i.modelCandidates));
+  w.variable("model_device", shellQuote("--device=" + i.devices.front()));
+  w.variable("dump_timeout", std::to_string(i.dumpTimeout));
+  w.variable("profile_flag",
+             i.profile.empty() ? "" : shellQuote("--profile=" + i.profile));
+  // On this CPU the dump times every dispatch for the shares (time x calls:
+  // FLOPs mislead there, e.g. on matvecs); GPU shares stay FLOPs x calls.
+  w.variable("dump_time_flags",
+             isHostDevice(i.devices.front())
+                 ? shellQuote("--device=" + i.devices.front()) +
+                       " --repetitions " + std::to_string(i.repetitions)
+                 : "");
+  w.variable("device_list", shellQuote("--devices=" + join(i.devices, ",")));
+  w.blank();
+  // One measurement at a time per device; devices run in parallel, and
+  // (unlike the CPU backend) benches may overlap compiles.
+  for (size_t k = 0; k < i.devices.size(); ++k)
+    w.pool(poolOf(k), 1);
+}
+
+std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
+                                    const DispatchEntry &d,
+                                    const CandidateIndex &index,
+                                    CandidateGraph &graph) {
+  const std::vector<std::string> &devices = config.iree.devices;
+  std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
+  std::string candidatesDir = "candidates/" + d.id;
+  std::string candidatesIndex = candidatesDir + "/index.json";
+  std::string best = "best/" + d.id + ".json";
+  std::vector<std::string> results;
+  if (index.candidates.empty()) {
+    w.build({{best}, {}, "select", {candidatesIndex}, {}, {},
+             {{"results_dir", "results/" + d.id}}});
+    return best;
+  }
+  auto compile = [&](StringRef stem, StringRef spec) {
+    std::string record = "artifacts/" + stem.str() + ".json";
+    w.build({{record}, {}, "compile", {dispatchIr}, {spec.str(), "compiler.id"},
+             {}, {{"vmfb", "artifacts/" + stem.str() + ".vmfb"},
+                  {"spec", spec.str()}}});
+    graph.compileRecords.push_back(record);
+    return record;
+  };
+  auto bench = [&](StringRef output, StringRef record, size_t device,
+                   std::vector<std::string> implicit,
+                   std::vector<std::string> orderOnly, StringRef reuse,
+                   StringRef baselineRecord) {
+    if (!baselineRecord.empty())
+      implicit.push_back(baselineRecord.str());
+    // On the host CPU, compiles running beside a bench inflate its samples
+    // (27-35 ms instead of 12 measured): benches wait for every compile.
+    if (isHostDevice(devices[device]))
+      orderOnly.push_back("compiled");
+    w.build({{output.str()}, {}, "bench", {record.str()}, std::move(implicit),
+             std::move(orderOnly),
+             {{"pool", poolOf(device)},
+              {"device", shellQuote("--device=" + devices[device])},
+              {"reuse_flag", reuse.str()},
+              {"baseline_flag",
+               baselineRecord.empty()
+                   ? std::string()
+                   : shellQuote("--baseline-record=" + baselineRecord.str())}}});
+  };
+  std::string baseline =
+      compile(d.id + "/baseline", candidatesDir + "/baseline.spec.mlir");
+  for (size_t k = 0; k < devices.size(); ++k)
+    bench(deviceFile(d.id, "before", k), baseline, k, {}, {}, "", "");
+  std::vector<std::vector<std::string>> onDevice(devices.size());
+  std::vector<std::string> measures;
+  for (const CandidateEntry &c : index.candidates) {
+    std::string stem = d.id + "/" + std::to_string(c.index);
+    std::string record = compile(stem, candidatesDir + "/" + c.file);
+    size_t k = c.index % devices.size();
+    std::string measure = "measure/" + stem + ".json";
+    // Identical modules (same hash) reuse one measurement per device.
+    bench(measure, record, k, {}, {deviceFile(d.id, "before", k)},
+          "--reuse-dir=cache/bench", baseline);
+    onDevice[k].push_back(measure);
+    measures.push_back(measure);
+    results.push_back("results/" + stem + ".json");
+    graph.benches.push_back(measure);
+    graph.reportInputs.push_back(record);
+    graph.reportInputs.push_back(results.back());
+  }
+  std::vector<std::string> rankInputs = measures;
+  for (size_t k = 0; k < devices.size(); ++k) {
+    // After every candidate of this dispatch on the device: drift shows.
+    bench(deviceFile(d.id, "after", k), baseline, k, onDevice[k], {}, "", "");
+    rankInputs.push_back(deviceFile(d.id, "before", k));
+    rankInputs.push_back(deviceFile(d.id, "after", k));
+  }
+  graph.modelInputs.push_back(candidatesIndex);
+  graph.modelInputs.insert(graph.modelInputs.end(), results.begin(),
+                           results.end());
+  w.build({results, {}, "rank", {candidatesIndex}, rankInputs, {},
+           {{"measure_dir", "measure/" + d.id},
+            {"results_dir", "results/" + d.id}}});
+  w.build({{best}, {}, "select", {candidatesIndex}, results, {},
+           {{"results_dir", "results/" + d.id}}});
+  return best;
+}
+
+std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {
+  if (config.iree.flagSets)
+    return *config.iree.flagSets;
+  bool cpu = llvm::any_of(config.iree.compileFlags, [](StringRef flag) {
+    return flag.contains("llvm-cpu");
+  });
+  return cpu ? iree::defaultCpuFlagSets()
+             : std::vector<std::vector<std::string>>();
+}
+
+std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
+  std::string path = (buildDir + "/" + kChosenFlags).str();
+  if (!sys::fs::exists(path))
+    return std::nullopt;
+  Expected<iree::FlagChoice> choice =
+      readRecord<iree::FlagChoice>(path, iree::schema::kFlags,
+                                   iree::flagChoiceFromJson);
+  if (!choice) {
+    // Damaged: the flags edge redoes it; until then nothing is chosen.
+    consumeError(choice.takeError());
+    return std::nullopt;
+  }
+  return choice->chosen;
+}
+
+Error writeFlagSearch(TuneConfig &resolved, StringRef buildDir) {
+  resolved.iree.baseCompileFlags = resolved.iree.compileFlags;
+  std::vector<std::vector<std::string>> sets = flagSetsOf(resolved);
+  if (sets.empty())
+    return Error::success();
+  if (Error err = writeJsonFile((buildDir + "/" + kFlagSetsFile).str(),
+                                iree::flagSetsToJson(sets)))
+    return err;
+  if (std::optional<std::vector<std::string>> chosen = chosenFlags(buildDir))
+    resolved.iree.compileFlags.insert(resolved.iree.compileFlags.end(),
+                                      chosen->begin(), chosen->end());
+  return Error::success();
+}
+
+Error checkIreeEntry(const TuneConfig &config) {
+  // An ONNX model's signature is known after the import; the model step
+  // checks it then.
+  if (config.modelIsOnnx())
+    return Error::success();
+  // The same resolution the flags and model steps make, so that what they
+  // would refuse is refused here.
+  Expected<iree::ModelInvocation> invocation = iree::resolveModelInvocation(
+      config.modelPath, config.entry, config.iree.benchmarkFlags);
+  if (!invocation)
+    return makeError(config.configPath + ": [model]: " +
+                     toString(invocation.takeError()));
+  return Error::success();
+}
+
+/// iree-import-onnx: tune.toml's path, else the one beside iree-compile (the
+/// same installation), else PATH.
+Expected<std::string> findImportOnnx(const TuneConfig &config,
+                                     StringRef ireeCompile) {
+  StringRef given = config.iree.importOnnx;
+  if (!given.empty()) {
+    if (sys::fs::can_execute(given))
+      return given.str();
+    return makeError(config.configPath + ": [iree] iree_import_onnx '" +
+                     given + "' does not exist or is not executable");
+  }
+  SmallString<256> sibling(sys::path::parent_path(ireeCompile));
+  sys::path::append(sibling, "iree-import-onnx");
+  if (sys::fs::can_execute(sibling))
+    return std::string(sibling);
+  if (ErrorOr<std::string> found = sys::findProgramByName("iree-import-onnx"))
+    return *found;
+  return makeError(config.configPath + ": [model] path is an ONNX model, "
+                   "which needs iree-import-onnx (pip install "
+                   "iree-base-compiler onnx; scripts/setup.sh installs both "
+                   "into .venv/) beside " +
+                   ireeCompile + " or on PATH");
+}
+
+Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
+  iree::IreeToolPaths paths{config.iree.compile, config.iree.opt,
+                            config.iree.benchmark, config.iree.toolsDir,
+                            config.iree.version, RETUNE_PROJECT_VENV_BIN};
+  // Bare names in tune.toml ("iree-compile") are looked up on PATH.
+  for (std::string *tool : {&paths.compile, &paths.opt, &paths.benchmark})
+    if (!tool->empty() && !StringRef(*tool).contains('/')) {
+      ErrorOr<std::string> found = sys::findProgramByName(*tool);
+      if (!found)
+        return makeError(config.configPath + ": [iree] tool '" + *tool +
+                         "' is not on PATH; give its full path");
+      *tool = *found;
+    }
+  Expected<iree::IreeTools> tools = iree::findIreeTools(paths);
+  if (!tools)
+    return makeError(config.configPath + ": [iree]: " +
+                     toString(tools.takeError()));
+  std::string importOnnx = config.iree.importOnnx;
+  if (config.modelIsOnnx()) {
+    Expected<std::string> found = findImportOnnx(config, tools->compile);
+    if (!found)
+      return found.takeError();
+    importOnnx = *found;
+  }
+  outs() << "retune: IREE " << tools->version.text << ": " << tools->compile
+         << " (from " << tools->foundIn << ")\n";
+  if (tools->version.newerThanKnown)
+    errs() << config.configPath << ": warning: "
+           << iree::newerReleaseWarning(tools->version) << "\n";
+  TuneConfig resolved = config;
+  // Absolute: the build runs in the build directory, and PATH may hold
+  // relative folders.
+  auto absolute = [](StringRef path) {
+    SmallString<256> full(path);
+    sys::fs::make_absolute(full);
+    return full.str().str();
+  };
+  resolved.iree.compile = absolute(tools->compile);
+  resolved.iree.opt = absolute(tools->opt);
+  resolved.iree.benchmark = absolute(tools->benchmark);
+  resolved.iree.version = tools->version.text;
+  if (!importOnnx.empty())
+    resolved.iree.importOnnx = absolute(importOnnx);
+  return resolved;
+}
+
+Expected<std::string> ireeIdentity(const TuneConfig &resolved) {
+  Expected<std::string> binary = readFile(resolved.iree.compile);
+  if (!binary)
+    return binary.takeError();
+  FieldHasher hasher;
+  hasher.add("iree_compile", blake3Hex(*binary))
+      .add("version", resolved.iree.version)
+      .add("flags", join(resolved.iree.compileFlags, "\n"));
+  return formatv("{{\"schema\": \"retune.compiler-id/1\", \"iree\": \"{0}\", "
+                 "\"id\": \"{1}\"}\n",
+                 resolved.iree.version, hasher.hex(16))
+      .str();
+}
+
+class IreeBackend final : public Backend {
+public:
+  StringRef name() const override { return "iree"; }
+
+  BackendTraits traits() const override {
+    BackendTraits traits;
+    traits.ownTables = {"iree", "gpu"};
+    traits.importsOnnx = true;
+    traits.slurmRefusal = "pins each bench to one configured device, which "
+                          "Slurm's GRES cannot";
+    return traits;
+  }
+
+  Error checkModel(const TuneConfig &config) const override {
+    return checkIreeEntry(config);
+  }
+
+  Expected<TuneConfig> prepare(const TuneConfig &config,
+                               const PlannerPaths &paths) const override {
+    Expected<TuneConfig> resolved = resolveIreeTools(config);
+    if (!resolved)
+      return resolved.takeError();
+    if (Error err = writeFlagSearch(*resolved, paths.buildDir))
+      return std::move(err);
+    // A plain file like compiler.id: written only when its bytes change.
+    if (Error err = writeFileIfChanged(paths.buildDir + "/gpu.toml",
+                                       resolved->gpuTable))
+      return std::move(err);
+    return resolved;
+  }
+
+  Expected<std::string>
+  compilerIdentity(const TuneConfig &prepared,
+                   const PlannerPaths &) const override {
+    return ireeIdentity(prepared);
+  }
+
+  std::vector<std::string> stageTools() const override {
+    return ireeStageTools();
+  }
+
+  void writeVariables(NinjaWriter &w,
+                      const TuneConfig &config) const override {
+    writeIreeHeader(w, config);
+  }
+
+  ModelSteps planModelSteps(const TuneConfig &config,
+                            const PlannerPaths &paths) const override {
+    ModelSteps steps;
+    // A new dump tool may read the same model differently; its outputs are
+    // restat'ed, so only what changes is redone downstream.
+    steps.dumpInputs.push_back(paths.toolDir + "/retune-iree-dump");
+    if (!config.iree.profile.empty()) {
+      steps.planInputs.push_back(config.iree.profile);
+      steps.dumpInputs.push_back(config.iree.profile);
+    }
+    // The model-level flag search runs before the dump, which (like every
+    // later step) builds with the chosen flags: until they are chosen there
+    // is no dump edge, so the dump never runs with flags about to change.
+    if (!flagSetsOf(config).empty()) {
+      steps.planInputs.push_back(kChosenFlags.str());
+      steps.dumpInputs.push_back(kChosenFlags.str());
+      steps.dumpReady = chosenFlags(paths.buildDir).has_value();
+    }
+    return steps;
+  }
+
+  void writeModelSteps(NinjaWriter &w,
+                       const TuneConfig &config) const override {
+    if (flagSetsOf(config).empty())
+      return;
+    w.build({{kChosenFlags.str()}, {"compile_flags.txt"}, "flags",
+             {modelForTools(config)},
+             {kFlagSetsFile.str(), config.iree.compile}, {}, {}});
+  }
+
+  CandidatesEdgeParts candidatesEdge(const TuneConfig &,
+                                     const PlannerPaths &paths,
+                                     StringRef id) const override {
+    std::string dispatchIr = "dispatches/" + id.str() + "/dispatch.mlir";
+    CandidatesEdgeParts parts;
+    parts.extraOutputs.push_back("candidates/" + id.str() +
+                                 "/baseline.spec.mlir");
+    // The candidates tool renders specs itself (its own spelling and
+    // rules): a new one redoes the specs, and only changed ones recompile.
+    // It also reads the dispatch (its GPU target) and the [gpu] options.
+    parts.implicitInputs = {paths.toolDir + "/retune-iree-candidates",
+                            dispatchIr, "gpu.toml"};
+    parts.variables.push_back({"dispatch_ir", dispatchIr});
+    return parts;
+  }
+
+  std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
+                                  const DispatchEntry &d,
+                                  const CandidateIndex &index,
+                                  CandidateGraph &graph) const override {
+    return writeIreeCandidateEdges(w, config, d, index, graph);
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeIreeBackend() {
+  return std::make_unique<IreeBackend>();
+}
+
+} // namespace retune::pipeline

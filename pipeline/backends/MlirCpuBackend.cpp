@@ -1,0 +1,171 @@
+//===- MlirCpuBackend.cpp - The embedded mlir-cpu backend's plan ----------===//
+//
+// Retune compiles linalg models itself (stages/backends/mlircpu) for this
+// CPU: the compiler identity is the compile tool's bytes, LLVM and the
+// host; measurements share the CPU, so one runs at a time (or one per Slurm
+// GRES unit), and no candidate is measured before the model is known to
+// compile and run (model/baseline.json).
+//
+//===----------------------------------------------------------------------===//
+#include "pipeline/Backend.h"
+#include "pipeline/ClusterPlan.h"
+
+#include "stages/backends/mlircpu/CpuCompiler.h"
+#include "stages/search/cpu/CpuHost.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+
+namespace retune::pipeline {
+namespace {
+
+constexpr StringLiteral kModelBaseline = "model/baseline.json";
+
+/// The entry the whole-model benchmark times must exist, or be implied by
+/// a single public function.
+Error checkEntry(const TuneConfig &config) {
+  Expected<mlir::OwningOpRef<mlir::ModuleOp>> model =
+      cpu::parseModuleFile(config.modelPath);
+  if (!model)
+    return model.takeError();
+  std::vector<std::string> publicFunctions;
+  for (auto func : (*model)->getOps<mlir::func::FuncOp>())
+    if (!func.isPrivate() && !func.isExternal())
+      publicFunctions.push_back(func.getName().str());
+  std::string list = publicFunctions.empty()
+                         ? std::string("none")
+                         : "@" + join(publicFunctions, ", @");
+  if (!config.entry.empty()) {
+    if (is_contained(publicFunctions, config.entry))
+      return Error::success();
+    return makeError(config.where("model.entry") + "[model] entry '" +
+                     config.entry + "' is not a public function of " +
+                     config.modelPath + " (public functions: " + list + ")");
+  }
+  if (publicFunctions.size() == 1)
+    return Error::success();
+  return makeError(config.where("model.path") + config.modelPath + " has " +
+                   std::to_string(publicFunctions.size()) +
+                   " public functions (" + list +
+                   "); name the one to time with [model] entry");
+}
+
+class MlirCpuBackend final : public Backend {
+public:
+  StringRef name() const override { return "mlir-cpu"; }
+
+  BackendTraits traits() const override { return {}; }
+
+  Error checkModel(const TuneConfig &config) const override {
+    return checkEntry(config);
+  }
+
+  Expected<TuneConfig> prepare(const TuneConfig &config,
+                               const PlannerPaths &) const override {
+    return config;
+  }
+
+  Expected<std::string>
+  compilerIdentity(const TuneConfig &,
+                   const PlannerPaths &paths) const override {
+    FieldHasher hasher;
+    hasher.add("llvm", LLVM_VERSION_STRING);
+    cpu::CpuHost host = cpu::detectHost();
+    hasher.add("host", host.target()).add("vector_bits", host.vectorBits);
+    SmallString<256> compiler(paths.toolDir);
+    sys::path::append(compiler, "retune-compile");
+    Expected<std::string> binary = readFile(compiler);
+    if (!binary)
+      return binary.takeError();
+    hasher.add("compiler", blake3Hex(*binary));
+    return formatv("{{\"schema\": \"retune.compiler-id/1\", \"llvm\": \"{0}\", "
+                   "\"host\": \"{1}\", \"id\": \"{2}\"}\n",
+                   LLVM_VERSION_STRING, host.target(), hasher.hex(16))
+        .str();
+  }
+
+  std::vector<std::string> stageTools() const override {
+    return {"retune-dump", "retune-candidates", "retune-compile",
+            "retune-bench", "retune-link", "retune-model"};
+  }
+
+  void writeVariables(NinjaWriter &, const TuneConfig &) const override {}
+
+  void writePools(NinjaWriter &w, const TuneConfig &config) const override {
+    // The CPU is the device: one measurement at a time (on Slurm, one per
+    // GRES unit the allocation holds).
+    w.pool("device_cpu", benchPoolDepth(config));
+  }
+
+  ModelSteps planModelSteps(const TuneConfig &,
+                            const PlannerPaths &) const override {
+    ModelSteps steps;
+    steps.modelChecks.push_back(kModelBaseline.str());
+    return steps;
+  }
+
+  void writeModelSteps(NinjaWriter &w,
+                       const TuneConfig &config) const override {
+    w.build({{kModelBaseline.str()}, {}, "model_baseline", {config.modelPath},
+             {"compiler.id"}, {}, {}});
+  }
+
+  CandidatesEdgeParts candidatesEdge(const TuneConfig &, const PlannerPaths &,
+                                     StringRef) const override {
+    return {};
+  }
+
+  std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &,
+                                  const DispatchEntry &d,
+                                  const CandidateIndex &index,
+                                  CandidateGraph &graph) const override {
+    std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
+    std::string candidatesIndex = "candidates/" + d.id + "/index.json";
+    std::string baseline = "artifacts/" + d.id + "/baseline.json";
+    std::vector<std::string> results;
+    if (!index.candidates.empty()) {
+      w.build({{baseline}, {}, "compile", {dispatchIr}, {"compiler.id"}, {},
+               {{"artifact", "artifacts/" + d.id + "/baseline.so"},
+                {"spec_flag", ""}}});
+      graph.compileRecords.push_back(baseline);
+    }
+    for (const CandidateEntry &c : index.candidates) {
+      std::string stem = d.id + "/" + std::to_string(c.index);
+      std::string spec = "candidates/" + d.id + "/" + c.file;
+      std::string record = "artifacts/" + stem + ".json";
+      std::string result = "results/" + stem + ".json";
+      w.build({{record}, {}, "compile", {dispatchIr}, {spec, "compiler.id"},
+               {},
+               {{"artifact", "artifacts/" + stem + ".so"},
+                {"spec_flag", "--spec=" + spec}}});
+      // Order-only on every compile: no measurement while compiles run.
+      graph.benches.push_back(result);
+      w.build({{result}, {}, "bench", {record}, {baseline}, {"compiled"},
+               {{"baseline_record", baseline}}});
+      graph.compileRecords.push_back(record);
+      results.push_back(result);
+      graph.reportInputs.push_back(record);
+      graph.reportInputs.push_back(result);
+    }
+    std::string best = "best/" + d.id + ".json";
+    w.build({{best}, {}, "select", {candidatesIndex}, results, {},
+             {{"results_dir", "results/" + d.id}}});
+    return best;
+  }
+};
+
+} // namespace
+
+std::unique_ptr<Backend> makeMlirCpuBackend() {
+  return std::make_unique<MlirCpuBackend>();
+}
+
+} // namespace retune::pipeline

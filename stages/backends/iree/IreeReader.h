@@ -1,0 +1,139 @@
+//===- IreeReader.h - Reading IREE's dumped dispatch benchmarks -*- C++ -*-===//
+//
+// `iree-compile --iree-hal-dump-executable-benchmarks-to=<dir>` writes one
+// MLIR file per executable variant. This reads such a file (configured or
+// stripped) with the focused reader (MlirText.h): the executable target, the
+// root op marked by `--iree-codegen-add-tuner-attributes`, and from it the
+// Problem. The root op itself, when it is an upstream linalg op, is cut out,
+// given fresh operands and parsed by MLIR's linalg dialect, so named ops'
+// implicit indexing maps come from MLIR rather than a hand table;
+// `iree_linalg_ext.attention` is read from its explicit maps.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_IREE_IREEREADER_H
+#define RETUNE_IREE_IREEREADER_H
+
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/support/LLVM.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "stages/core/Problem.h"
+#include "stages/core/Subprocess.h"
+
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+/// A `#hal.executable.target<"backend", "format", {config}>`.
+struct IreeTarget {
+  std::string backend;
+  std::string format;
+  /// GPU: "gfx942"; CPU: the `cpu` config entry ("znver4", "host", ...).
+  std::string arch;
+  /// GPU SKU from the chip info ("mi300x"), when the target names one.
+  std::string sku;
+  /// The whole `#iree_gpu.target<...>` text (stages/search/gpu parses it).
+  std::string gpuTargetInfo;
+  std::string cpuFeatures;
+  std::string triple;
+  /// The full target attribute text.
+  std::string text;
+
+  bool isGpu() const { return !gpuTargetInfo.empty() || backend == "rocm" ||
+                              backend == "cuda" || backend == "vulkan-spirv"; }
+  /// `Problem::target`: the GPU arch, or "cpu:<cpu>".
+  std::string problemTarget() const;
+};
+
+/// Reads a target attribute's text (`#hal.executable.target<...>` or the
+/// short `<"rocm", "rocm-hsaco-fb", {...}>` form).
+Expected<IreeTarget> readIreeTarget(llvm::StringRef text,
+                                    llvm::StringRef where);
+
+/// One dumped dispatch benchmark.
+struct IreeDispatch {
+  std::string executable;
+  std::string variant;
+  std::string exportName;
+  /// The function holding the root op (`match_<func>` in specs).
+  std::string funcName;
+  /// The `util.func` iree-benchmark-module runs (`BM_<it>`), when present.
+  std::string benchmarkFunction;
+  IreeTarget target;
+  Problem problem;
+  /// The root op's text as it appears in the file.
+  std::string rootOpText;
+};
+
+/// Reads a benchmark (or any file holding one hal.executable.variant with a
+/// root op). Errors name the file and line and say what to do.
+Expected<IreeDispatch> readIreeDispatch(llvm::StringRef text,
+                                        llvm::StringRef fileName);
+
+/// Every executable target in a file (for fixtures and model dumps).
+Expected<std::vector<IreeTarget>> readIreeTargets(llvm::StringRef text,
+                                                  llvm::StringRef fileName);
+
+/// Builds the Problem of one root op given its text (a linalg op or
+/// `iree_linalg_ext.attention`, attributes included) and its target.
+Expected<Problem> problemFromRootOp(llvm::StringRef opText,
+                                    llvm::StringRef target,
+                                    llvm::StringRef where);
+
+/// Removes every `root_op` attribute (either form) from `text`, as the
+/// tuner must before compiling a dumped benchmark with a spec.
+Expected<std::string> dropRootOp(llvm::StringRef text, llvm::StringRef fileName);
+
+/// Removes every `lowering_config` attribute left after IREE's strip pass
+/// (data tiling's linalg.unpack keeps one), so that IREE configures the
+/// dispatch itself.
+Expected<std::string> dropLoweringConfigs(llvm::StringRef text,
+                                          llvm::StringRef fileName);
+
+//===----------------------------------------------------------------------===//
+// Commands
+//===----------------------------------------------------------------------===//
+
+/// `<model> <flags> --iree-hal-dump-executable-benchmarks-to=<dir>
+/// <tuner-attributes flag> -o /dev/null`.
+std::vector<std::string> dumpArgs(const IreeSyntax &syntax,
+                                  llvm::StringRef model,
+                                  llvm::ArrayRef<std::string> compileFlags,
+                                  llvm::StringRef dumpDir);
+
+/// `<input> --iree-codegen-strip-compilation-info -o <output>`.
+std::vector<std::string> stripArgs(llvm::StringRef input,
+                                   llvm::StringRef output);
+
+/// Runs the dump; returns the benchmark files written, sorted. Failing to dump
+/// is a pipeline-level error (the model does not compile).
+Expected<std::vector<std::string>>
+runDump(const IreeTools &tools, llvm::StringRef model,
+        llvm::ArrayRef<std::string> compileFlags, llvm::StringRef dumpDir,
+        llvm::StringRef logPath, unsigned timeoutSeconds = 1800);
+
+/// How often the model calls each executable: `flow.dispatch` ops per
+/// executable name in the model compiled to the flow phase. IREE dumps one
+/// benchmark per executable, however often it is called.
+llvm::StringMap<unsigned> countDispatchCalls(llvm::StringRef flowText);
+
+/// Compiles `model` to the flow phase (`flowPath`) and counts its calls.
+Expected<llvm::StringMap<unsigned>>
+runDispatchCallCount(const IreeTools &tools, llvm::StringRef model,
+                     llvm::ArrayRef<std::string> compileFlags,
+                     llvm::StringRef flowPath, llvm::StringRef logPath,
+                     unsigned timeoutSeconds = 1800);
+
+/// Strips `benchmarkFile` with iree-opt, reads the dispatch (root op still
+/// marked), drops `root_op` and writes the result to `outputFile`: the file
+/// every candidate of this dispatch is compiled from.
+Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
+                                       llvm::StringRef benchmarkFile,
+                                       llvm::StringRef outputFile,
+                                       llvm::StringRef logPath,
+                                       unsigned timeoutSeconds = 300);
+
+} // namespace retune::iree
+
+#endif // RETUNE_IREE_IREEREADER_H

@@ -1,0 +1,201 @@
+//===- IreeRun.h - Compiling and benchmarking with IREE's tools -*- C++ -*-===//
+//
+// Candidate compiles (`iree-compile --compile-from=executable-sources
+// --iree-codegen-tuning-spec-path=...`), whole-model compiles, dispatch and
+// model benchmarks (`iree-benchmark-module ... --benchmark_format=json`),
+// Google Benchmark JSON parsing, the ratio to the same device's baseline, and
+// the choice of hot dispatches. Candidate failures come back as records.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_IREE_IREERUN_H
+#define RETUNE_IREE_IREERUN_H
+
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/support/LLVM.h"
+#include "stages/core/Records.h"
+
+#include "llvm/ADT/StringMap.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+//===----------------------------------------------------------------------===//
+// Compile
+//===----------------------------------------------------------------------===//
+
+struct CompileRequest {
+  /// A stripped dispatch benchmark (or a model when !fromExecutableSources).
+  std::string input;
+  /// Tuning spec; empty compiles with the compiler's own heuristics.
+  std::string specPath;
+  std::string vmfbPath;
+  /// `--mlir-pass-pipeline-crash-reproducer=` target; empty: vmfb + ".crash.mlir".
+  std::string reproducerPath;
+  std::string logPath;
+  /// Target and user flags (e.g. --iree-hal-target-device=hip
+  /// --iree-rocm-target=gfx942).
+  std::vector<std::string> flags;
+  /// "gpu" or "cpu": how the spec is passed (CPU before v3.11 differs).
+  std::string family = "gpu";
+  bool fromExecutableSources = true;
+  /// amdsharktuner: 16 s per dispatch candidate, 120 s per model.
+  unsigned timeoutSeconds = 16;
+  unsigned memoryMB = 0;
+};
+
+std::vector<std::string> compileArgs(const IreeSyntax &syntax,
+                                     const CompileRequest &request);
+
+/// Compiles one candidate. Never fails: errors, crashes, timeouts and a vmfb
+/// that was not written (even with exit code 0) are the record's status. An
+/// Ok record carries the vmfb path and its content hash.
+CompileRecord compileCandidate(const IreeTools &tools,
+                               const CompileRequest &request);
+
+/// For each record, the index of the first Ok record with the same artifact
+/// hash (itself when it is the first); std::nullopt for failed records.
+std::vector<std::optional<size_t>>
+findDuplicateArtifacts(llvm::ArrayRef<CompileRecord> records);
+
+//===----------------------------------------------------------------------===//
+// Benchmark
+//===----------------------------------------------------------------------===//
+
+struct BenchRequest {
+  std::string vmfbPath;
+  /// `hip://0`, `local-task`, ...
+  std::string device;
+  unsigned repetitions = 3;
+  /// Set for model benchmarks (`--function=main`); dispatch benchmarks run
+  /// every `iree.benchmark = "dispatch"` export.
+  std::string function;
+  /// The user's benchmark flags (inputs, batch size, ...).
+  std::vector<std::string> flags;
+  /// Where Google Benchmark writes its JSON (`--benchmark_out`).
+  std::string jsonPath;
+  std::string logPath;
+  unsigned timeoutSeconds = 0;
+};
+
+std::vector<std::string> benchArgs(const BenchRequest &request);
+
+/// Parsed Google Benchmark output.
+struct BenchmarkRun {
+  /// Per-repetition `real_time` of iteration rows, in microseconds.
+  std::vector<double> samplesUs;
+  /// Aggregate rows (`mean`, `median`, `stddev`: microseconds; `cv`: fraction).
+  llvm::StringMap<double> aggregates;
+  /// The first `error_message` of a row with `error_occurred`.
+  std::string error;
+  /// Benchmark names seen (`BM_<function>/process_time/real_time`).
+  std::vector<std::string> names;
+};
+
+/// Parses Google Benchmark JSON (the JSON may follow other stdout lines).
+/// When only aggregates were reported, the mean is the one sample.
+Expected<BenchmarkRun> parseBenchmarkJson(llvm::StringRef text,
+                                          llvm::StringRef where);
+
+struct BenchOutcome {
+  Status status = Status::Ok;
+  std::string message;
+  std::vector<double> samplesUs;
+  double seconds = 0;
+  /// When the (first) benchmark run started (Unix seconds).
+  double startedAt = 0;
+};
+
+/// Runs one benchmark; crashes, timeouts, non-zero exits, missing output and
+/// rows with `error_occurred` become a non-Ok status.
+BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request);
+
+/// The name of the machine-wide measurement lock (DeviceLock) of an IREE
+/// device: IREE's CPU drivers (`local-sync`, `local-task`) measure this CPU,
+/// the same device the mlir-cpu backend's benches lock ("cpu"); a GPU is
+/// its URI.
+std::string deviceLockName(llvm::StringRef device);
+
+//===----------------------------------------------------------------------===//
+// Ranking
+//===----------------------------------------------------------------------===//
+
+double median(std::vector<double> values);
+
+/// A candidate's record against its device's baseline, measured before and
+/// after the candidates. ratio = median(candidate) / median(baseline); a
+/// baseline that drifted more than 3% is noted in the message.
+BenchRecord makeBenchRecord(const BenchOutcome &candidate,
+                            llvm::ArrayRef<double> baselineBefore,
+                            llvm::ArrayRef<double> baselineAfter);
+
+/// The whole model, baseline and tuned builds benchmarked alternately for
+/// `rounds` rounds on the same device (each run uses the request's
+/// repetitions); samples are concatenated per side. Logs and JSON files get a
+/// `.<round>` suffix. Stops at the first failing run, whose status is kept.
+struct InterleavedOutcome {
+  BenchOutcome baseline, tuned;
+};
+InterleavedOutcome benchInterleaved(const IreeTools &tools,
+                                    const BenchRequest &baseline,
+                                    const BenchRequest &tuned,
+                                    unsigned rounds);
+
+/// The baseline samples to rank a candidate measured on `device` against:
+/// that device's, or, when it has none, every device's (as amdsharktuner).
+std::vector<double>
+baselineFor(const llvm::StringMap<std::vector<double>> &perDevice,
+            llvm::StringRef device);
+
+/// Indices of `records` best first: Ok records by ratio, failures last.
+std::vector<size_t> rankByRatio(llvm::ArrayRef<BenchRecord> records);
+
+//===----------------------------------------------------------------------===//
+// Hot dispatches
+//===----------------------------------------------------------------------===//
+
+struct HotCandidate {
+  std::string id;
+  /// Names a profile may use: the export, the benchmark function, ...
+  std::vector<std::string> names;
+  double flops = 0;
+  unsigned occurrences = 1;
+  /// One call's measured time with IREE's default config (0: not timed).
+  /// When every candidate has one and no profile is given, shares are
+  /// time x calls instead of FLOPs x calls.
+  double timeUs = 0;
+};
+
+struct HotPolicy {
+  /// Tune dispatches with at least this share of the model's work (0..1).
+  double minShare = 0;
+  /// At most this many (0: no limit).
+  unsigned topK = 0;
+};
+
+/// A profile: microseconds per dispatch name. Either text lines
+/// `<name> <microseconds> [<count>]` (`#` comments; time is per call, count
+/// defaults to 1) or Google Benchmark JSON from iree-benchmark-module on a
+/// dispatch-benchmark module (mean real_time per benchmark). Names may be
+/// `BM_<fn>/process_time/real_time`; the decoration is dropped.
+Expected<llvm::StringMap<double>> readProfile(llvm::StringRef text,
+                                              llvm::StringRef fileName);
+
+struct HotSelection {
+  /// Indices into the candidates, heaviest first.
+  std::vector<size_t> selected;
+  /// Share of the total work per candidate (same order as the input).
+  std::vector<double> shares;
+};
+
+/// Weights dispatches by profile time when `profile` is given (a dispatch the
+/// profile does not name weighs 0), else by FLOPs x occurrences.
+HotSelection selectHotDispatches(llvm::ArrayRef<HotCandidate> candidates,
+                                 const HotPolicy &policy,
+                                 const llvm::StringMap<double> *profile);
+
+} // namespace retune::iree
+
+#endif // RETUNE_IREE_IREERUN_H

@@ -1,0 +1,496 @@
+//===- IreeSpec.cpp - Tuning specs in IREE's format -----------------------===//
+#include "stages/backends/iree/IreeSpec.h"
+
+#include "stages/backends/iree/TransformText.h"
+#include "stages/support/FileUtil.h"
+
+#include "mlir/AsmParser/AsmParser.h"
+#include "mlir/IR/AffineExpr.h"
+#include "mlir/IR/AffineMap.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/MLIRContext.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringSet.h"
+
+#include <map>
+
+using namespace llvm;
+
+namespace retune::iree {
+
+namespace {
+
+std::string sanitize(StringRef text) {
+  std::string out;
+  for (char c : text)
+    out += (isAlnum(c) || c == '_') ? c : '_';
+  return out;
+}
+
+std::string intList(ArrayRef<int64_t> values) {
+  return "[" +
+         join(map_range(values, [](int64_t v) { return std::to_string(v); }),
+              ", ") +
+         "]";
+}
+
+SmallVector<int64_t> rangesWithRole(const Problem &p, char role) {
+  SmallVector<int64_t> out;
+  for (unsigned dim : p.dimsWithRole(role))
+    out.push_back(p.loopRanges[dim]);
+  return out;
+}
+
+std::string mapList(const Problem &p) {
+  return "[" + join(p.indexingMaps, ", ") + "]";
+}
+
+std::string typeAt(const Problem &p, size_t index) {
+  return index < p.elementTypes.size() ? p.elementTypes[index] : "f32";
+}
+
+constexpr StringLiteral kParamI64 = "!transform.param<i64>";
+
+void emitDimsEqual(std::string &out, StringRef handle, ArrayRef<int64_t> dims) {
+  out += "    transform.iree.match.dims_equal %" + handle.str() + ", " +
+         intList(dims) + " : " + kParamI64.str() + "\n";
+}
+
+/// The matcher body for one entry (after the signature line).
+void emitMatchBody(std::string &out, const SpecEntry &entry) {
+  const Problem &p = entry.problem;
+  std::string outType = typeAt(p, p.numInputs);
+  switch (p.kind) {
+  case OpKind::Contraction:
+    out += "    %batch, %m, %n, %k = transform.iree.match.contraction %arg0, "
+           "lhs_type = " +
+           typeAt(p, 0) + ", rhs_type = " + typeAt(p, 1) +
+           ", output_type = " + outType + ", indexing_maps = " + mapList(p) +
+           " : !transform.any_op -> " + kParamI64.str() + "\n";
+    emitDimsEqual(out, "batch", rangesWithRole(p, 'b'));
+    emitDimsEqual(out, "m", rangesWithRole(p, 'm'));
+    emitDimsEqual(out, "n", rangesWithRole(p, 'n'));
+    emitDimsEqual(out, "k", rangesWithRole(p, 'k'));
+    break;
+  case OpKind::Convolution: {
+    out += "    %batch, %output_image, %output_channel, %filter, "
+           "%input_channel, %depth, %strides, %dilations = "
+           "transform.iree.match.convolution %arg0, lhs_type = " +
+           typeAt(p, 0) + ", rhs_type = " + typeAt(p, 1) +
+           ", output_type = " + outType + ", indexing_maps = " + mapList(p) +
+           " : !transform.any_op -> " + kParamI64.str() + "\n";
+    emitDimsEqual(out, "batch", rangesWithRole(p, 'b'));
+    emitDimsEqual(out, "output_image", rangesWithRole(p, 'o'));
+    emitDimsEqual(out, "output_channel", rangesWithRole(p, 'f'));
+    emitDimsEqual(out, "filter", rangesWithRole(p, 'r'));
+    emitDimsEqual(out, "input_channel", rangesWithRole(p, 'c'));
+    emitDimsEqual(out, "depth", rangesWithRole(p, 'd'));
+    ConvGeometry geometry = convGeometry(p);
+    emitDimsEqual(out, "strides", geometry.strides);
+    emitDimsEqual(out, "dilations", geometry.dilations);
+    break;
+  }
+  case OpKind::Attention:
+    out += "    %batch, %m, %n, %k1, %k2 = transform.iree.match.attention "
+           "%arg0, query_type = " +
+           typeAt(p, 0) + ", key_type = " + typeAt(p, 1) +
+           ", value_type = " + typeAt(p, 2) + ", output_type = " + outType +
+           ", indexing_maps = " + mapList(p) + " : !transform.any_op -> " +
+           kParamI64.str() + "\n";
+    emitDimsEqual(out, "batch", rangesWithRole(p, 'b'));
+    emitDimsEqual(out, "m", rangesWithRole(p, 'm'));
+    emitDimsEqual(out, "n", rangesWithRole(p, 'n'));
+    emitDimsEqual(out, "k1", rangesWithRole(p, 'k'));
+    emitDimsEqual(out, "k2", rangesWithRole(p, 'l'));
+    break;
+  }
+}
+
+bool usesDecomposition(const SpecEntry &entry) {
+  return entry.problem.kind == OpKind::Attention &&
+         !entry.decompositionConfig.empty();
+}
+
+} // namespace
+
+std::string matcherName(const SpecEntry &entry) {
+  if (!entry.symbolSuffix.empty())
+    return "match_" + sanitize(entry.symbolSuffix);
+  return "match_" + sanitize(entry.problem.readableName()) + "_" +
+         entry.problem.stableId();
+}
+
+ConvGeometry convGeometry(const Problem &p) {
+  ConvGeometry geometry;
+  SmallVector<unsigned> outDims = p.dimsWithRole('o');
+  SmallVector<unsigned> filterDims = p.dimsWithRole('r');
+  geometry.strides.assign(outDims.size(), 1);
+  geometry.dilations.assign(filterDims.size(), 1);
+  if (p.indexingMaps.empty())
+    return geometry;
+  static mlir::MLIRContext *context = new mlir::MLIRContext();
+  auto mapAttr = dyn_cast_if_present<mlir::AffineMapAttr>(
+      mlir::parseAttribute(p.indexingMaps.front(), context));
+  if (!mapAttr)
+    return geometry;
+  for (mlir::AffineExpr result : mapAttr.getValue().getResults()) {
+    // Collect `d_i * c` terms of a sum.
+    std::map<unsigned, int64_t> terms;
+    std::function<void(mlir::AffineExpr)> collect = [&](mlir::AffineExpr e) {
+      if (auto bin = dyn_cast<mlir::AffineBinaryOpExpr>(e)) {
+        if (e.getKind() == mlir::AffineExprKind::Add) {
+          collect(bin.getLHS());
+          collect(bin.getRHS());
+          return;
+        }
+        if (e.getKind() == mlir::AffineExprKind::Mul) {
+          auto dim = dyn_cast<mlir::AffineDimExpr>(bin.getLHS());
+          auto cst = dyn_cast<mlir::AffineConstantExpr>(bin.getRHS());
+          if (dim && cst)
+            terms[dim.getPosition()] = cst.getValue();
+          return;
+        }
+      }
+      if (auto dim = dyn_cast<mlir::AffineDimExpr>(e))
+        terms[dim.getPosition()] = 1;
+    };
+    collect(result);
+    for (auto [pos, coeff] : terms) {
+      auto o = find(outDims, pos);
+      if (o != outDims.end())
+        geometry.strides[o - outDims.begin()] = coeff;
+      auto r = find(filterDims, pos);
+      if (r != filterDims.end())
+        geometry.dilations[r - filterDims.begin()] = coeff;
+    }
+  }
+  return geometry;
+}
+
+std::string emitTuningSpec(ArrayRef<SpecEntry> entries) {
+  if (entries.empty())
+    return emitEmptySpec();
+  std::string out =
+      "module attributes {iree_codegen.tuning_spec_with_default_entrypoint, "
+      "transform.with_named_sequence} {\n";
+  out += "  transform.named_sequence @apply_op_config(%arg0: !transform.any_op "
+         "{transform.readonly}, %arg1: !transform.any_param "
+         "{transform.readonly}) {\n"
+         "    transform.annotate %arg0 \"compilation_info\" = %arg1 : "
+         "!transform.any_op, !transform.any_param\n"
+         "    transform.yield\n"
+         "  }\n";
+  if (any_of(entries, usesDecomposition))
+    out += "  transform.named_sequence @apply_attn_op_config(%arg0: "
+           "!transform.any_op {transform.readonly}, %arg1: "
+           "!transform.any_param {transform.readonly}, %arg2: "
+           "!transform.any_param {transform.readonly}) {\n"
+           "    transform.annotate %arg0 \"compilation_info\" = %arg1 : "
+           "!transform.any_op, !transform.any_param\n"
+           "    transform.annotate %arg0 \"decomposition_config\" = %arg2 : "
+           "!transform.any_op, !transform.any_param\n"
+           "    transform.yield\n"
+           "  }\n";
+  SmallVector<std::pair<std::string, std::string>> pairs;
+  StringSet<> used;
+  for (const SpecEntry &entry : entries) {
+    std::string name = matcherName(entry);
+    for (unsigned k = 1; used.contains(name); ++k)
+      name = matcherName(entry) + "_" + std::to_string(k);
+    used.insert(name);
+    bool decomposed = usesDecomposition(entry);
+    out += "  transform.named_sequence @" + name +
+           "(%arg0: !transform.any_op {transform.readonly}) -> "
+           "(!transform.any_op, !transform.any_param" +
+           (decomposed ? ", !transform.any_param" : "") + ") {\n";
+    emitMatchBody(out, entry);
+    out += "    %config = transform.param.constant " + entry.compilationInfo +
+           " -> !transform.any_param\n";
+    if (decomposed) {
+      out += "    %decomposition_config = transform.param.constant " +
+             entry.decompositionConfig + " -> !transform.any_param\n";
+      out += "    transform.yield %arg0, %config, %decomposition_config : "
+             "!transform.any_op, !transform.any_param, !transform.any_param\n";
+    } else {
+      out += "    transform.yield %arg0, %config : !transform.any_op, "
+             "!transform.any_param\n";
+    }
+    out += "  }\n";
+    pairs.push_back(
+        {name, decomposed ? "apply_attn_op_config" : "apply_op_config"});
+  }
+  out += "  transform.named_sequence @__kernel_config(%arg0: !transform.any_op "
+         "{transform.consumed}) -> !transform.any_op attributes "
+         "{iree_codegen.tuning_spec_entrypoint} {\n";
+  out += "    %0 = transform.foreach_match in %arg0\n";
+  for (auto [index, pair] : enumerate(pairs))
+    out += "        @" + pair.first + " -> @" + pair.second +
+           (index + 1 < pairs.size() ? ",\n" : "\n");
+  out += "      : (!transform.any_op) -> !transform.any_op\n";
+  out += "    transform.yield %0 : !transform.any_op\n";
+  out += "  }\n}\n";
+  return out;
+}
+
+std::string emitEmptySpec() {
+  return "module attributes {transform.with_named_sequence} {\n"
+         "  transform.named_sequence @__kernel_config(%arg0: "
+         "!transform.any_op {transform.readonly}) -> !transform.any_op "
+         "attributes {iree_codegen.tuning_spec_entrypoint} {\n"
+         "    transform.yield %arg0 : !transform.any_op\n"
+         "  }\n"
+         "}\n";
+}
+
+std::string cpuLoweringConfig(const CpuTileSizes &tiles) {
+  auto level = [](ArrayRef<int64_t> values, ArrayRef<bool> scalable) {
+    std::string text = "[";
+    for (auto [i, v] : enumerate(values)) {
+      if (i)
+        text += ", ";
+      bool isScalable = i < scalable.size() && scalable[i] && v != 0;
+      text += isScalable ? "[" + std::to_string(v) + "]" : std::to_string(v);
+    }
+    return text + "]";
+  };
+  SmallVector<std::string> fields;
+  auto add = [&](StringRef key, ArrayRef<int64_t> values,
+                 ArrayRef<bool> scalable = {}) {
+    if (!values.empty())
+      fields.push_back(key.str() + " = " + level(values, scalable));
+  };
+  add("distribution", tiles.distribution);
+  add("cache_parallel", tiles.cacheParallel);
+  add("cache_reduction", tiles.cacheReduction);
+  add("vector_common_parallel", tiles.vectorCommonParallel,
+      tiles.scalableVector);
+  add("vector_reduction", tiles.vectorReduction, tiles.scalableVector);
+  add("vector_inner_parallel", tiles.vectorInnerParallel, tiles.scalableVector);
+  return "#iree_cpu.lowering_config<" + join(fields, ", ") + ">";
+}
+
+std::string cpuCompilationInfo(const CpuTileSizes &tiles, StringRef pipeline) {
+  return "#iree_codegen.compilation_info<lowering_config = " +
+         cpuLoweringConfig(tiles) +
+         ", translation_info = #iree_codegen.translation_info<pipeline = " +
+         pipeline.str() + ">>";
+}
+
+//===----------------------------------------------------------------------===//
+// Verifier
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+constexpr StringLiteral kRequiredByEntry =
+    " (required by 'iree_codegen.tuning_spec_entrypoint')";
+constexpr StringLiteral kRequiredByDefault =
+    " (required by 'iree_codegen.tuning_spec_with_default_entrypoint')";
+
+class SpecVerifier {
+public:
+  explicit SpecVerifier(const TextFile &file) : file(file) {}
+
+  void error(unsigned line, const Twine &message) {
+    errors.push_back(file.where(line) + ": " + message.str());
+  }
+
+  /// IREE's attribute verifier, on every op carrying one of its attributes.
+  void verifyIreeRules() {
+    file.walk([&](const OpNode &op) {
+      if (file.hasAttr(op, kEntrypointAttr))
+        verifyEntrypoint(op);
+      if (isModule(op) && file.hasAttr(op, kDefaultEntrypointAttr))
+        verifyDefaultEntrypointModule(op);
+    });
+  }
+
+  void verifyEntrypoint(const OpNode &op) {
+    if (!file.hasUnitAttr(op, kEntrypointAttr)) {
+      error(op.line, "'" + kEntrypointAttr + "' attribute must be a UnitAttr");
+      return;
+    }
+    if (op.name != "transform.named_sequence")
+      return;
+    NamedSequence seq = readNamedSequence(file, op);
+    if (seq.args.size() != 1 || seq.args[0].type != kAnyOp) {
+      error(op.line, "Must take one 'any_op'" + kRequiredByEntry);
+      return;
+    }
+    if (seq.resultTypes.size() != 1 || seq.resultTypes[0] != kAnyOp)
+      error(op.line, "Must return one 'any_op'" + kRequiredByEntry);
+  }
+
+  void verifyDefaultEntrypointModule(const OpNode &module) {
+    static const std::vector<OpNode> empty;
+    const std::vector<OpNode> &body =
+        module.regions.empty() ? empty : module.regions.front();
+    const OpNode *kernelConfig = nullptr;
+    unsigned entrypoints = 0;
+    for (const OpNode &op : body) {
+      if (op.name == "transform.named_sequence" &&
+          file.symbolName(op) == std::optional<std::string>(kKernelConfig.str()))
+        kernelConfig = &op;
+      if (file.hasAttr(op, kEntrypointAttr))
+        ++entrypoints;
+    }
+    if (!kernelConfig) {
+      error(module.line, "Missing named sequence '" + kKernelConfig + "'" +
+                             kRequiredByDefault);
+      return;
+    }
+    if (!file.hasAttr(*kernelConfig, kEntrypointAttr)) {
+      error(kernelConfig->line, "Missing attribute '" + kEntrypointAttr +
+                                    "' in named sequence '" + kKernelConfig +
+                                    "'" + kRequiredByDefault);
+      return;
+    }
+    if (entrypoints != 1) {
+      error(module.line,
+            "Expected one named sequence with '" + kEntrypointAttr +
+                "', but found " + Twine(entrypoints) + kRequiredByDefault);
+      return;
+    }
+    if (kernelConfig->regions.empty()) {
+      error(kernelConfig->line, "'" + kKernelConfig +
+                                    "' must contain exactly one block" +
+                                    kRequiredByDefault);
+      return;
+    }
+    const std::vector<OpNode> &ops = kernelConfig->regions.front();
+    if (ops.size() != 2) {
+      error(kernelConfig->line, "'" + kKernelConfig +
+                                    "' must contain exactly two operations" +
+                                    kRequiredByDefault);
+      return;
+    }
+    if (ops[0].name != "transform.foreach_match") {
+      error(kernelConfig->line, "'" + kKernelConfig +
+                                    "' must start with 'ForeachMatchOp'" +
+                                    kRequiredByDefault);
+      return;
+    }
+    const OpNode &fmOp = ops[0];
+    ForeachMatch fm = readForeachMatch(file, fmOp);
+    if (fm.restrictRoot) {
+      error(fmOp.line, "'ForeachMatchOp' must not have 'restrict_root' "
+                       "attribute" +
+                           kRequiredByDefault);
+      return;
+    }
+    if (fm.flattenResults) {
+      error(fmOp.line, "'ForeachMatchOp' must not have 'flatten_results' "
+                       "attribute" +
+                           kRequiredByDefault);
+      return;
+    }
+    if (fm.operandTypes.size() != 1 || fm.operandTypes[0] != kAnyOp) {
+      error(fmOp.line, "'ForeachMatchOp' must take exactly one 'any_op' "
+                       "argument" +
+                           kRequiredByDefault);
+      return;
+    }
+    if (fm.resultTypes.size() != 1 || fm.resultTypes[0] != kAnyOp)
+      error(fmOp.line, "'ForeachMatchOp' must return exactly one 'any_op' "
+                       "result" +
+                           kRequiredByDefault);
+  }
+
+  /// What loading the spec into IREE needs beyond the attribute verifier.
+  void verifyLoadable() {
+    const OpNode *spec = nullptr;
+    for (const OpNode &op : file.ops())
+      if (isModule(op)) {
+        spec = &op;
+        break;
+      }
+    if (!spec) {
+      error(1, "no spec module: a tuning spec is a 'module attributes {" +
+                   kWithNamedSequenceAttr + "} { ... }'");
+      return;
+    }
+    if (!file.hasAttr(*spec, kWithNamedSequenceAttr))
+      error(spec->line, "the spec module lacks '" + kWithNamedSequenceAttr +
+                            "'; IREE refuses to load it (add the attribute)");
+    if (spec->regions.empty())
+      return;
+    SmallVector<const OpNode *> entries;
+    for (const OpNode &op : spec->regions.front())
+      if (op.name == "transform.named_sequence" &&
+          file.hasAttr(op, kEntrypointAttr))
+        entries.push_back(&op);
+    if (entries.empty())
+      error(spec->line, "no named sequence carries '" + kEntrypointAttr +
+                            "'; IREE would apply nothing (mark the entry "
+                            "point, usually @__kernel_config)");
+    for (const OpNode *entry : entries) {
+      NamedSequence seq = readNamedSequence(file, *entry);
+      if (!seq.args.empty() && !seq.args[0].consumed() &&
+          !seq.args[0].readonly())
+        error(entry->line, "the argument of entry point @" + seq.name +
+                               " must be {transform.readonly} or "
+                               "{transform.consumed}");
+    }
+    verifySymbols(*spec);
+  }
+
+  /// foreach_match names resolve in the module that holds them.
+  void verifySymbols(const OpNode &module) {
+    if (module.regions.empty())
+      return;
+    StringSet<> sequences;
+    for (const OpNode &op : module.regions.front())
+      if (op.name == "transform.named_sequence")
+        if (std::optional<std::string> name = file.symbolName(op))
+          sequences.insert(*name);
+    for (const OpNode &op : module.regions.front()) {
+      if (isModule(op)) {
+        verifySymbols(op);
+        continue;
+      }
+      walkOps({op}, [&](const OpNode &inner) {
+        if (inner.name != "transform.foreach_match")
+          return;
+        for (auto &[matcher, action] : readForeachMatch(file, inner).pairs)
+          for (const std::string &name : {matcher, action})
+            if (!sequences.contains(name))
+              error(inner.line, "foreach_match refers to @" + name +
+                                    ", which is not a named sequence of its "
+                                    "module");
+      });
+    }
+  }
+
+  const TextFile &file;
+  std::vector<std::string> errors;
+};
+
+} // namespace
+
+Error verifyTuningSpec(StringRef specText, StringRef fileName) {
+  Expected<std::unique_ptr<TextFile>> file = TextFile::parse(specText, fileName);
+  if (!file)
+    return file.takeError();
+  SpecVerifier verifier(**file);
+  verifier.verifyIreeRules();
+  if (verifier.errors.empty())
+    verifier.verifyLoadable();
+  if (verifier.errors.empty())
+    return Error::success();
+  return makeError(join(verifier.errors, "\n"));
+}
+
+} // namespace retune::iree
+
+namespace retune::iree {
+
+Error writeTuningSpec(StringRef path, StringRef specText) {
+  if (Error err = verifyTuningSpec(specText, path))
+    return makeError("refusing to write a spec IREE would reject:\n" +
+                     toString(std::move(err)));
+  return writeFileIfChanged(path, specText);
+}
+
+} // namespace retune::iree

@@ -1,0 +1,153 @@
+//===- ModelFlags.cpp - The model-level search over compile flags ---------===//
+#include "stages/backends/iree/ModelFlags.h"
+
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace retune::iree {
+
+// Each set earned its place by measurement with IREE 3.13 on this CPU (1
+// thread, models made static at batch 1; bench/iree/zoo.sh):
+// - data tiling + microkernels: ViT-S/14 777 -> 295 ms, MiniLM 1.25x;
+// - data tiling alone: some models run faster without the microkernels;
+// - data tiling of convolutions too (experimental in 3.13): the ViT's
+//   ConvTranspose decoder, 777 -> 210 ms, where matmuls alone gave 295;
+// - convolutions as im2col + matmul, data tiled, with a 128 KB stack limit:
+//   the CRNN 50 -> 18 ms; with data tiling under IREE's default 32 KB limit
+//   it fails to compile ("exceeded stack allocation limit", 80 KB), and
+//   128 KB is the stack of an IREE task worker (--task_worker_stack_size).
+std::vector<FlagSet> defaultCpuFlagSets() {
+  const std::string dataTiling = "--iree-opt-data-tiling";
+  const std::string ukernels = "--iree-llvmcpu-enable-ukernels=all";
+  const std::string tileOps =
+      "--iree-dispatch-creation-experimental-set-data-tiling-ops=";
+  return {{dataTiling, ukernels},
+          {dataTiling},
+          {dataTiling, ukernels, tileOps + "matmul", tileOps + "convolution"},
+          {"--iree-global-opt-use-im2col-for-convs", dataTiling, ukernels,
+           "--iree-llvmcpu-stack-allocation-limit=131072"}};
+}
+
+namespace {
+json::Array toArray(ArrayRef<std::string> flags) {
+  json::Array array;
+  for (const std::string &flag : flags)
+    array.push_back(flag);
+  return array;
+}
+
+Expected<FlagSet> flagsFrom(const json::Value *value, StringRef what) {
+  const json::Array *array = value ? value->getAsArray() : nullptr;
+  if (!array)
+    return makeError(what + " must be an array of strings");
+  FlagSet flags;
+  for (const json::Value &flag : *array) {
+    std::optional<StringRef> text = flag.getAsString();
+    if (!text)
+      return makeError(what + " must be an array of strings");
+    flags.push_back(text->str());
+  }
+  return flags;
+}
+} // namespace
+
+json::Value flagSetsToJson(ArrayRef<FlagSet> sets) {
+  json::Array array;
+  for (const FlagSet &set : sets)
+    array.push_back(toArray(set));
+  return json::Object{{"schema", schema::kFlagSets}, {"sets", std::move(array)}};
+}
+
+Expected<std::vector<FlagSet>> flagSetsFromJson(const json::Value &value) {
+  const json::Object *object = value.getAsObject();
+  const json::Array *sets = object ? object->getArray("sets") : nullptr;
+  if (!sets)
+    return makeError("'sets' must be an array of flag lists");
+  std::vector<FlagSet> result;
+  for (const json::Value &set : *sets) {
+    Expected<FlagSet> flags = flagsFrom(&set, "each flag set");
+    if (!flags)
+      return flags.takeError();
+    result.push_back(std::move(*flags));
+  }
+  return result;
+}
+
+json::Value toJson(const FlagChoice &choice) {
+  json::Array sets;
+  for (const FlagSetOutcome &o : choice.sets) {
+    json::Object entry{{"flags", toArray(o.flags)},
+                       {"status", toString(o.status)},
+                       {"message", o.message}};
+    if (o.status == Status::Ok) {
+      entry["median_s"] = o.medianSeconds;
+      entry["ratio"] = o.ratio;
+    }
+    sets.push_back(std::move(entry));
+  }
+  return json::Object{{"schema", schema::kFlags},
+                      {"default_median_s", choice.defaultMedianSeconds},
+                      {"sets", std::move(sets)},
+                      {"chosen", toArray(choice.chosen)},
+                      {"reason", choice.reason}};
+}
+
+Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return makeError("not a JSON object");
+  FlagChoice choice;
+  Expected<FlagSet> chosen = flagsFrom(object->get("chosen"), "'chosen'");
+  if (!chosen)
+    return chosen.takeError();
+  choice.chosen = std::move(*chosen);
+  choice.defaultMedianSeconds =
+      object->getNumber("default_median_s").value_or(0);
+  choice.reason = object->getString("reason").value_or("").str();
+  if (const json::Array *sets = object->getArray("sets"))
+    for (const json::Value &set : *sets) {
+      const json::Object *entry = set.getAsObject();
+      if (!entry)
+        return makeError("'sets' entries must be objects");
+      Expected<FlagSet> flags = flagsFrom(entry->get("flags"), "'flags'");
+      if (!flags)
+        return flags.takeError();
+      FlagSetOutcome o;
+      o.flags = std::move(*flags);
+      o.status = parseStatus(entry->getString("status").value_or(""))
+                     .value_or(Status::BenchError);
+      o.message = entry->getString("message").value_or("").str();
+      o.medianSeconds = entry->getNumber("median_s").value_or(0);
+      o.ratio = entry->getNumber("ratio").value_or(0);
+      choice.sets.push_back(std::move(o));
+    }
+  return choice;
+}
+
+void chooseFlagSet(FlagChoice &choice, double margin) {
+  const FlagSetOutcome *best = nullptr;
+  for (const FlagSetOutcome &o : choice.sets)
+    if (o.status == Status::Ok && o.ratio > 0 && (!best || o.ratio < best->ratio))
+      best = &o;
+  if (best && best->ratio < 1 - margin) {
+    choice.chosen = best->flags;
+    choice.reason = formatv("{0} runs the model in {1:f3}x the default "
+                            "flags' time",
+                            join(best->flags, " "), best->ratio)
+                        .str();
+    return;
+  }
+  choice.chosen.clear();
+  choice.reason =
+      best ? formatv("no flag set beats the default flags by the margin "
+                     "{0:f3} (best: {1} at {2:f3}x)",
+                     margin, join(best->flags, " "), best->ratio)
+                 .str()
+           : std::string("every flag set failed; the default flags stay");
+}
+
+} // namespace retune::iree

@@ -1,0 +1,74 @@
+//===- ModelFlags.h - The model-level search over compile flags -*- C++ -*-===//
+//
+// Some iree-compile flags change the code of every dispatch at once (data
+// tiling, microkernels): measured with IREE 3.13 on this CPU they matter
+// more than any one dispatch's config. Before the per-dispatch search, the
+// flags step compiles the whole model with each candidate flag set, checks
+// its results against the default build's and times it interleaved with the
+// default; the fastest set that beats the default by the margin is chosen,
+// and everything after it (dump, candidates, model) builds with it.
+//
+// Files: flags/sets.json (written by `retune plan`: the sets to try),
+// flags/chosen.json (the step's record), compile_flags.txt (the flags to
+// pass to iree-compile together with tuning_spec.mlir, one per line).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_IREE_MODELFLAGS_H
+#define RETUNE_IREE_MODELFLAGS_H
+
+#include "stages/core/Records.h"
+
+#include "llvm/Support/JSON.h"
+
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+namespace schema {
+inline constexpr llvm::StringLiteral kFlagSets = "retune.flag-sets/1";
+inline constexpr llvm::StringLiteral kFlags = "retune.flags/1";
+} // namespace schema
+
+using FlagSet = std::vector<std::string>;
+
+/// The flag sets iree-compile is tried with on llvm-cpu when tune.toml says
+/// nothing: data tiling with and without microkernels, of convolutions
+/// too, and convolutions as im2col matmuls (ModelFlags.cpp says why).
+std::vector<FlagSet> defaultCpuFlagSets();
+
+/// flags/sets.json.
+llvm::json::Value flagSetsToJson(llvm::ArrayRef<FlagSet> sets);
+Expected<std::vector<FlagSet>> flagSetsFromJson(const llvm::json::Value &value);
+
+/// One flag set, measured.
+struct FlagSetOutcome {
+  FlagSet flags;
+  Status status = Status::Ok;
+  std::string message;
+  double medianSeconds = 0;
+  /// Median time over the default build's, measured interleaved; 0 when
+  /// the set failed.
+  double ratio = 0;
+};
+
+/// flags/chosen.json.
+struct FlagChoice {
+  double defaultMedianSeconds = 0;
+  std::vector<FlagSetOutcome> sets;
+  /// The chosen set (empty: the default flags won).
+  FlagSet chosen;
+  std::string reason;
+};
+
+llvm::json::Value toJson(const FlagChoice &choice);
+Expected<FlagChoice> flagChoiceFromJson(const llvm::json::Value &value);
+
+/// The fastest set that runs in less than `1 - margin` of the default's
+/// time and computes the same results; none otherwise. Fills `chosen` and
+/// `reason`.
+void chooseFlagSet(FlagChoice &choice, double margin);
+
+} // namespace retune::iree
+
+#endif // RETUNE_IREE_MODELFLAGS_H

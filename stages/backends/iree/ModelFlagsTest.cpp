@@ -1,0 +1,64 @@
+//===- ModelFlagsTest.cpp - Choosing the model's compile flags ------------===//
+#include "stages/backends/iree/ModelFlags.h"
+
+#include <gtest/gtest.h>
+
+using namespace retune;
+using namespace retune::iree;
+
+namespace {
+
+FlagSetOutcome measured(FlagSet flags, double ratio,
+                        Status status = Status::Ok) {
+  FlagSetOutcome o;
+  o.flags = std::move(flags);
+  o.status = status;
+  o.ratio = status == Status::Ok ? ratio : 0;
+  o.medianSeconds = ratio * 0.01;
+  return o;
+}
+
+TEST(ModelFlags, ChoosesTheFastestCorrectSetBeyondTheMargin) {
+  FlagChoice choice;
+  choice.sets = {measured({"--a"}, 0.7, Status::WrongResult),
+                 measured({"--b"}, 0.8), measured({"--c"}, 0.9),
+                 measured({"--d"}, 0, Status::CompileError)};
+  chooseFlagSet(choice, 0.02);
+  EXPECT_EQ(choice.chosen, FlagSet{"--b"});
+  EXPECT_NE(choice.reason.find("0.800x"), std::string::npos) << choice.reason;
+}
+
+TEST(ModelFlags, DefaultStaysWithinTheMarginOrWhenAllFail) {
+  FlagChoice close;
+  close.sets = {measured({"--b"}, 0.99)};
+  chooseFlagSet(close, 0.02);
+  EXPECT_TRUE(close.chosen.empty());
+  EXPECT_NE(close.reason.find("no flag set beats"), std::string::npos);
+  FlagChoice failed;
+  failed.sets = {measured({"--d"}, 0, Status::CompileError)};
+  chooseFlagSet(failed, 0.02);
+  EXPECT_TRUE(failed.chosen.empty());
+  EXPECT_NE(failed.reason.find("every flag set failed"), std::string::npos);
+}
+
+TEST(ModelFlags, RecordsRoundTrip) {
+  FlagChoice choice;
+  choice.defaultMedianSeconds = 0.01;
+  choice.sets = {measured({"--b", "--e=1"}, 0.8),
+                 measured({"--d"}, 0, Status::CompileError)};
+  chooseFlagSet(choice, 0.02);
+  Expected<FlagChoice> back = flagChoiceFromJson(toJson(choice));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->chosen, (FlagSet{"--b", "--e=1"}));
+  ASSERT_EQ(back->sets.size(), 2u);
+  EXPECT_EQ(back->sets[1].status, Status::CompileError);
+  EXPECT_DOUBLE_EQ(back->sets[0].ratio, 0.8);
+  Expected<std::vector<FlagSet>> sets =
+      flagSetsFromJson(flagSetsToJson(defaultCpuFlagSets()));
+  ASSERT_TRUE(static_cast<bool>(sets));
+  EXPECT_EQ(*sets, defaultCpuFlagSets());
+  EXPECT_FALSE(static_cast<bool>(
+      flagChoiceFromJson(llvm::json::Object{{"chosen", 3}})));
+}
+
+} // namespace

@@ -1,0 +1,42 @@
+//===- CpuSpec.h - Transform-dialect specs for CPU configs ------*- C++ -*-===//
+//
+// A spec is a transform library module: per entry one matcher sequence
+// (op name, loop ranges, element types, operand layout) and one action
+// sequence (the CpuConfig), plus the entry point `@__retune_config` holding
+// one `transform.foreach_match` over all pairs, first matcher wins.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_CPU_CPUSPEC_H
+#define RETUNE_CPU_CPUSPEC_H
+
+#include "stages/search/cpu/CpuConfig.h"
+#include "stages/core/Problem.h"
+
+#include <string>
+
+namespace retune::cpu {
+
+/// Name of the entry sequence every retune CPU spec defines.
+inline constexpr llvm::StringLiteral kSpecEntryPoint = "__retune_config";
+
+struct SpecEntry {
+  /// Unique suffix of the entry's symbols: @match_<symbol>, @apply_<symbol>.
+  std::string symbol;
+  Problem problem;
+  CpuConfig config;
+};
+
+/// The matcher sequence of `entry`.
+std::string emitMatcher(const SpecEntry &entry);
+/// The action sequence of `entry`.
+std::string emitAction(const SpecEntry &entry);
+/// A complete spec module for `entries` (matchers first in foreach_match
+/// order, then the entry point).
+std::string emitSpecModule(ArrayRef<SpecEntry> entries,
+                           StringRef headerComment = {});
+/// The `@__retune_config` entry over already-emitted (matcher, action) pairs.
+std::string emitEntryPoint(ArrayRef<std::pair<std::string, std::string>> pairs);
+
+} // namespace retune::cpu
+
+#endif // RETUNE_CPU_CPUSPEC_H

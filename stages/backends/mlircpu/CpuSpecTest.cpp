@@ -1,0 +1,95 @@
+#include "stages/backends/mlircpu/CpuCompiler.h"
+#include "stages/search/cpu/CpuSpace.h"
+#include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/backends/mlircpu/LinalgProblem.h"
+#include "stages/support/FileUtil.h"
+#include "stages/core/Testing.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "llvm/Support/FileSystem.h"
+#include "gtest/gtest.h"
+
+
+using namespace retune;
+using namespace retune::cpu;
+
+namespace {
+
+Problem conv() {
+  Problem p;
+  p.kind = OpKind::Convolution;
+  p.opName = "linalg.conv_2d_nhwc_hwcf";
+  p.loopRanges = {1, 28, 28, 64, 3, 3, 64};
+  p.iteratorTypes = {"parallel",  "parallel",  "parallel", "parallel",
+                     "reduction", "reduction", "reduction"};
+  p.indexingMaps = {
+      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>",
+      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>",
+      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>"};
+  p.elementTypes = {"f32", "f32", "f32"};
+  p.numInputs = 2;
+  p.dimRoles = "boofrrc";
+  p.target = "cpu:test";
+  return p;
+}
+
+} // namespace
+
+TEST(CpuSpecTest, MatmulWithEveryKnobMatchesGolden) {
+  CpuConfig config;
+  config.outerTiles = {64, 128, 0};
+  config.threads = 2;
+  config.reductionTiles = {0, 0, 64};
+  config.registerTiles = {8, 32, 1};
+  config.registerInterchange = {1, 0, 2};
+  config.kUnroll = 4;
+  test::expectGolden("stages/backends/mlircpu/testdata/matmul_transposed_b.spec.mlir",
+               emitSpecModule({{"mm", test::matmulProblem(256, 512, 128, true), config}}, "golden test"));
+}
+
+TEST(CpuSpecTest, ConvolutionMatchesGolden) {
+  CpuConfig config;
+  config.outerTiles = {0, 0, 0, 0, 0, 0, 0};
+  config.reductionTiles = {0, 0, 0, 0, 0, 0, 0};
+  config.registerTiles = {1, 1, 14, 16, 1, 1, 1};
+  config.decompose = true;
+  config.outerInterchange = {};
+  test::expectGolden("stages/backends/mlircpu/testdata/conv.spec.mlir",
+               emitSpecModule({{"conv", conv(), config}}));
+}
+
+/// Compiles every dispatch of the mixed example with the cheapest candidate
+/// of the real knob space: the emitted transforms must be accepted by
+/// MLIR 22 for every op kind the dump forms.
+TEST(CpuSpecTest, TopCandidatesCompileForEveryOpKind) {
+  std::string model =
+      std::string(RETUNE_SOURCE_DIR) + "/examples/mixed/model.mlir";
+  Expected<mlir::OwningOpRef<mlir::ModuleOp>> module = parseModuleFile(model);
+  ASSERT_TRUE(static_cast<bool>(module)) << toString(module.takeError());
+  CpuHost host = detectHost();
+  std::vector<SpecEntry> entries;
+  (*module)->walk([&](mlir::linalg::LinalgOp op) {
+    mlir::FailureOr<Problem> problem = problemFromOp(op, host.target(), nullptr);
+    if (mlir::failed(problem))
+      return;
+    Expected<CpuSpaceResult> space =
+        enumerateCpuSpace(*problem, host, CpuSpaceOptions());
+    ASSERT_TRUE(static_cast<bool>(space)) << toString(space.takeError());
+    ASSERT_FALSE(space->ranked.empty());
+    entries.push_back({"e" + std::to_string(entries.size()), *problem,
+                       space->ranked.front().config});
+  });
+  ASSERT_EQ(entries.size(), 3u);
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("cpuspec", dir));
+  std::string spec = (dir + "/spec.mlir").str();
+  ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(spec, emitSpecModule(entries))));
+  EXPECT_FALSE(static_cast<bool>(verifySpecFile(spec)));
+  CompileRequest request{model, spec, (dir + "/model.so").str(), 1, ""};
+  Expected<CompileResult> result = compileToSharedObject(request, host);
+  ASSERT_TRUE(static_cast<bool>(result)) << toString(result.takeError());
+  ASSERT_EQ(result->functions.size(), 1u);
+  EXPECT_EQ(result->functions[0].results.size(), 3u);
+  EXPECT_TRUE(llvm::sys::fs::exists(request.outputPath));
+  llvm::sys::fs::remove_directories(dir);
+}

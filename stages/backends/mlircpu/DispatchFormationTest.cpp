@@ -1,0 +1,134 @@
+#include "stages/backends/mlircpu/DispatchFormation.h"
+
+#include "stages/backends/mlircpu/CpuCompiler.h"
+#include "stages/support/FileUtil.h"
+
+#include "mlir/Parser/Parser.h"
+#include "gtest/gtest.h"
+
+using namespace retune;
+
+static Expected<dump::FormedDispatches> formFrom(StringRef text) {
+  mlir::OwningOpRef<mlir::ModuleOp> module =
+      mlir::parseSourceString<mlir::ModuleOp>(text, &cpu::compilerContext(),
+                                              "test.mlir");
+  if (!module)
+    return makeError("test input does not parse");
+  return dump::formDispatches(*module, "test.mlir", "cpu:test");
+}
+
+static Expected<dump::FormedDispatches> formFromExample(StringRef name) {
+  Expected<std::string> text =
+      readFile(std::string(RETUNE_SOURCE_DIR) + "/examples/" + name.str() +
+               "/model.mlir");
+  if (!text)
+    return text.takeError();
+  return formFrom(*text);
+}
+
+TEST(DispatchFormationTest, MlpHasOneDispatchPerDistinctMatmul) {
+  Expected<dump::FormedDispatches> formed = formFromExample("mlp");
+  ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
+  const auto &dispatches = formed->index.dispatches;
+  ASSERT_EQ(dispatches.size(), 2u);
+  // Two 256x1024x1024 layers (0.8 of the work), one 256x512x1024 (0.2).
+  EXPECT_EQ(dispatches[0].problem.loopRanges,
+            (SmallVector<int64_t>{256, 1024, 1024}));
+  EXPECT_EQ(dispatches[0].occurrences, 2u);
+  EXPECT_NEAR(dispatches[0].share, 0.8, 1e-12);
+  EXPECT_NEAR(dispatches[1].share, 0.2, 1e-12);
+  EXPECT_DOUBLE_EQ(formed->index.totalFlops,
+                   2.0 * (2 * 256.0 * 1024 * 1024 + 256.0 * 512 * 1024));
+  EXPECT_EQ(dispatches[0].problem.dimRoles, "mnk");
+  // The dispatch carries its fill; the bias/ReLU generics stay in the model.
+  const std::string &text = formed->modules.at(dispatches[0].id);
+  EXPECT_NE(text.find("linalg.fill"), std::string::npos);
+  EXPECT_NE(text.find("linalg.matmul"), std::string::npos);
+  EXPECT_EQ(text.find("linalg.generic"), std::string::npos);
+  EXPECT_EQ(text.find("tensor.empty"), std::string::npos);
+}
+
+TEST(DispatchFormationTest, MixedModelRolesAndLayouts) {
+  Expected<dump::FormedDispatches> formed = formFromExample("mixed");
+  ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
+  ASSERT_EQ(formed->index.dispatches.size(), 3u);
+  std::map<std::string, const DispatchEntry *> byOp;
+  for (const DispatchEntry &d : formed->index.dispatches)
+    byOp[d.problem.opName] = &d;
+  ASSERT_TRUE(byOp.count("linalg.matmul"));
+  ASSERT_TRUE(byOp.count("linalg.batch_matmul"));
+  ASSERT_TRUE(byOp.count("linalg.conv_2d_nhwc_hwcf"));
+  EXPECT_EQ(byOp["linalg.batch_matmul"]->problem.dimRoles, "bmnk");
+  const Problem &conv = byOp["linalg.conv_2d_nhwc_hwcf"]->problem;
+  EXPECT_EQ(conv.kind, OpKind::Convolution);
+  EXPECT_EQ(conv.dimRoles, "boofrrc");
+  EXPECT_EQ(conv.loopRanges, (SmallVector<int64_t>{1, 28, 28, 64, 3, 3, 64}));
+  EXPECT_EQ(byOp["linalg.matmul"]->problem.indexingMaps[1],
+            "affine_map<(d0, d1, d2) -> (d1, d2)>");
+}
+
+TEST(DispatchFormationTest, LayoutChangesTheId) {
+  const char *normal = R"mlir(
+    func.func @f(%a: tensor<64x32xf32>, %b: tensor<32x16xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+      %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x16xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+      return %0 : tensor<64x16xf32>
+    })mlir";
+  const char *transposed = R"mlir(
+    func.func @f(%a: tensor<64x32xf32>, %b: tensor<16x32xf32>, %c: tensor<64x16xf32>) -> tensor<64x16xf32> {
+      %0 = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (n, k)>, affine_map<(m, n, k) -> (m, n)>]
+          ins(%a, %b : tensor<64x32xf32>, tensor<16x32xf32>) outs(%c : tensor<64x16xf32>) -> tensor<64x16xf32>
+      return %0 : tensor<64x16xf32>
+    })mlir";
+  auto a = formFrom(normal), b = formFrom(transposed);
+  ASSERT_TRUE(a && b);
+  EXPECT_NE(a->index.dispatches[0].id, b->index.dispatches[0].id);
+  // Without a fill the init is simply the destination argument.
+  EXPECT_EQ(a->modules.begin()->second.find("linalg.fill"), std::string::npos);
+}
+
+TEST(DispatchFormationTest, ContractionGenericIsARootOp) {
+  const char *text = R"mlir(
+    func.func @f(%a: tensor<16x8xf32>, %b: tensor<8x32xf32>, %c: tensor<16x32xf32>) -> tensor<16x32xf32> {
+      %0 = linalg.generic {indexing_maps = [affine_map<(m, n, k) -> (m, k)>, affine_map<(m, n, k) -> (k, n)>, affine_map<(m, n, k) -> (m, n)>],
+                           iterator_types = ["parallel", "parallel", "reduction"]}
+          ins(%a, %b : tensor<16x8xf32>, tensor<8x32xf32>) outs(%c : tensor<16x32xf32>) {
+      ^bb0(%x: f32, %y: f32, %acc: f32):
+        %p = arith.mulf %x, %y : f32
+        %s = arith.addf %acc, %p : f32
+        linalg.yield %s : f32
+      } -> tensor<16x32xf32>
+      return %0 : tensor<16x32xf32>
+    })mlir";
+  Expected<dump::FormedDispatches> formed = formFrom(text);
+  ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
+  EXPECT_EQ(formed->index.dispatches[0].problem.opName, "linalg.generic");
+  EXPECT_EQ(formed->index.dispatches[0].name, "contraction_16x32x8_f32");
+}
+
+TEST(DispatchFormationTest, ModelWithoutRootOpsIsAnError) {
+  const char *text = R"mlir(
+    func.func @f(%a: tensor<16xf32>) -> tensor<16xf32> {
+      return %a : tensor<16xf32>
+    })mlir";
+  Expected<dump::FormedDispatches> formed = formFrom(text);
+  ASSERT_FALSE(static_cast<bool>(formed));
+  EXPECT_NE(toString(formed.takeError()).find("nothing to tune"),
+            std::string::npos);
+}
+
+TEST(DispatchFormationTest, ZeroSizeDimensionHasAFiniteShare) {
+  // 0 FLOPs in the whole model: the share must be 0, not 0/0 (which the
+  // index would carry as "-nan").
+  Expected<dump::FormedDispatches> formed = formFrom(R"mlir(
+    func.func @f(%a: tensor<0x8xf32>, %b: tensor<8x4xf32>) -> tensor<0x4xf32> {
+      %zero = arith.constant 0.0 : f32
+      %e = tensor.empty() : tensor<0x4xf32>
+      %f = linalg.fill ins(%zero : f32) outs(%e : tensor<0x4xf32>) -> tensor<0x4xf32>
+      %m = linalg.matmul ins(%a, %b : tensor<0x8xf32>, tensor<8x4xf32>)
+                         outs(%f : tensor<0x4xf32>) -> tensor<0x4xf32>
+      return %m : tensor<0x4xf32>
+    })mlir");
+  ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
+  ASSERT_EQ(formed->index.dispatches.size(), 1u);
+  EXPECT_EQ(formed->index.dispatches[0].share, 0.0);
+}

@@ -1,0 +1,25 @@
+//===- LinalgProblem.h - Problems from upstream linalg ops ------*- C++ -*-===//
+#ifndef RETUNE_CPU_LINALGPROBLEM_H
+#define RETUNE_CPU_LINALGPROBLEM_H
+
+#include "stages/core/Problem.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+
+namespace retune::cpu {
+
+/// Root ops are the ones dispatch formation outlines and the search tunes:
+/// contractions (any operand layout, batched, generic) and convolutions, with
+/// static shapes. Everything else stays in the model.
+bool isRootOp(mlir::linalg::LinalgOp op);
+
+/// Describes a root op. `why` explains a failure.
+mlir::FailureOr<Problem> problemFromOp(mlir::linalg::LinalgOp op,
+                                       StringRef target, std::string *why);
+
+/// "f32", "bf16", "i8", ...
+std::string typeName(mlir::Type type);
+
+} // namespace retune::cpu
+
+#endif // RETUNE_CPU_LINALGPROBLEM_H

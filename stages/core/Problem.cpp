@@ -1,0 +1,169 @@
+//===- Problem.cpp - What a dispatch computes, independent of IR ----------===//
+#include "stages/core/Problem.h"
+
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
+
+#include "llvm/ADT/StringExtras.h"
+
+using namespace llvm;
+
+namespace retune {
+
+StringRef toString(OpKind kind) {
+  switch (kind) {
+  case OpKind::Contraction:
+    return "contraction";
+  case OpKind::Convolution:
+    return "convolution";
+  case OpKind::Attention:
+    return "attention";
+  }
+  llvm_unreachable("unknown op kind");
+}
+
+std::optional<OpKind> parseOpKind(StringRef text) {
+  if (text == "contraction")
+    return OpKind::Contraction;
+  if (text == "convolution")
+    return OpKind::Convolution;
+  if (text == "attention")
+    return OpKind::Attention;
+  return std::nullopt;
+}
+
+SmallVector<unsigned> Problem::dimsWithRole(char role) const {
+  SmallVector<unsigned> dims;
+  for (auto [index, r] : llvm::enumerate(dimRoles))
+    if (r == role)
+      dims.push_back(index);
+  return dims;
+}
+
+int64_t Problem::extentOf(char role) const {
+  int64_t extent = 1;
+  for (unsigned dim : dimsWithRole(role))
+    extent *= loopRanges[dim];
+  return extent;
+}
+
+double Problem::flops() const {
+  double iterations = 1;
+  for (int64_t range : loopRanges)
+    iterations *= static_cast<double>(range);
+  // Attention has two chained contractions over the same iteration space.
+  return (kind == OpKind::Attention ? 4.0 : 2.0) * iterations;
+}
+
+std::string Problem::stableId() const {
+  FieldHasher hasher;
+  hasher.add("kind", toString(kind)).add("op", opName);
+  for (int64_t range : loopRanges)
+    hasher.add("range", range);
+  for (const std::string &it : iteratorTypes)
+    hasher.add("iter", it);
+  for (const std::string &map : indexingMaps)
+    hasher.add("map", map);
+  for (const std::string &type : elementTypes)
+    hasher.add("type", type);
+  hasher.add("inputs", numInputs).add("target", target);
+  return hasher.hex(8);
+}
+
+std::string Problem::readableName() const {
+  StringRef shortOp = StringRef(opName).rsplit('.').second;
+  if (shortOp.empty())
+    shortOp = opName;
+  std::string name = shortOp.str();
+  if (shortOp == "generic")
+    name = toString(kind).str();
+  name += "_";
+  name += join(map_range(loopRanges, [](int64_t r) { return std::to_string(r); }),
+               "x");
+  if (!elementTypes.empty())
+    name += "_" + elementTypes.front();
+  return name;
+}
+
+json::Value toJson(const Problem &problem) {
+  json::Array maps, iters, types, ranges;
+  for (const std::string &m : problem.indexingMaps)
+    maps.push_back(m);
+  for (const std::string &it : problem.iteratorTypes)
+    iters.push_back(it);
+  for (const std::string &t : problem.elementTypes)
+    types.push_back(t);
+  for (int64_t r : problem.loopRanges)
+    ranges.push_back(r);
+  return json::Object{{"kind", toString(problem.kind)},
+                      {"op", problem.opName},
+                      {"loop_ranges", std::move(ranges)},
+                      {"iterator_types", std::move(iters)},
+                      {"indexing_maps", std::move(maps)},
+                      {"element_types", std::move(types)},
+                      {"num_inputs", problem.numInputs},
+                      {"dim_roles", problem.dimRoles},
+                      {"target", problem.target}};
+}
+
+Expected<Problem> problemFromJson(const json::Value &value) {
+  const json::Object *object = value.getAsObject();
+  if (!object)
+    return makeError("problem: expected an object");
+  Problem problem;
+  auto str = [&](StringRef key, std::string &out) -> Error {
+    std::optional<StringRef> s = object->getString(key);
+    if (!s)
+      return makeError("problem: missing string field '" + key + "'");
+    out = s->str();
+    return Error::success();
+  };
+  auto strList = [&](StringRef key, SmallVector<std::string> &out) -> Error {
+    const json::Array *array = object->getArray(key);
+    if (!array)
+      return makeError("problem: missing array field '" + key + "'");
+    for (const json::Value &v : *array) {
+      std::optional<StringRef> s = v.getAsString();
+      if (!s)
+        return makeError("problem: '" + key + "' must hold strings");
+      out.push_back(s->str());
+    }
+    return Error::success();
+  };
+  std::string kind;
+  if (Error err = str("kind", kind))
+    return std::move(err);
+  std::optional<OpKind> parsedKind = parseOpKind(kind);
+  if (!parsedKind)
+    return makeError("problem: unknown kind '" + kind + "'");
+  problem.kind = *parsedKind;
+  if (Error err = str("op", problem.opName))
+    return std::move(err);
+  if (Error err = strList("iterator_types", problem.iteratorTypes))
+    return std::move(err);
+  if (Error err = strList("indexing_maps", problem.indexingMaps))
+    return std::move(err);
+  if (Error err = strList("element_types", problem.elementTypes))
+    return std::move(err);
+  if (Error err = str("dim_roles", problem.dimRoles))
+    return std::move(err);
+  if (Error err = str("target", problem.target))
+    return std::move(err);
+  const json::Array *ranges = object->getArray("loop_ranges");
+  if (!ranges)
+    return makeError("problem: missing array field 'loop_ranges'");
+  for (const json::Value &v : *ranges) {
+    std::optional<int64_t> r = v.getAsInteger();
+    if (!r)
+      return makeError("problem: 'loop_ranges' must hold integers");
+    problem.loopRanges.push_back(*r);
+  }
+  problem.numInputs = object->getInteger("num_inputs").value_or(0);
+  if (problem.dimRoles.size() != problem.loopRanges.size() ||
+      problem.iteratorTypes.size() != problem.loopRanges.size())
+    return makeError("problem: dim_roles, iterator_types and loop_ranges "
+                     "must have one entry per loop");
+  return problem;
+}
+
+} // namespace retune

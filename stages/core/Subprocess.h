@@ -1,0 +1,44 @@
+//===- Subprocess.h - Run a child under time and memory limits --*- C++ -*-===//
+#ifndef RETUNE_SUPPORT_SUBPROCESS_H
+#define RETUNE_SUPPORT_SUBPROCESS_H
+
+#include "stages/core/Records.h"
+
+#include "llvm/ADT/ArrayRef.h"
+#include "llvm/ADT/StringRef.h"
+
+#include <string>
+
+namespace retune {
+
+struct ChildOutcome {
+  /// Ok, CompileError (non-zero exit), Crash (signal) or Timeout.
+  Status status = Status::Ok;
+  int exitCode = 0;
+  /// Why it failed: the signal, the timeout, or the tail of the child's log.
+  std::string message;
+  double seconds = 0;
+  /// When the child was started (Unix seconds).
+  double startedAt = 0;
+  /// CPU time (user + system) the child used; 0 where unknown.
+  double cpuSeconds = 0;
+};
+
+/// Runs `program` with `args` (argv[0] excluded), stdout and stderr going to
+/// `logPath`, killed after `timeoutSeconds` (0: none) and limited to
+/// `memoryMB` of data segment (0: none). Never throws or aborts the parent.
+ChildOutcome runLimited(llvm::StringRef program,
+                        llvm::ArrayRef<std::string> args,
+                        unsigned timeoutSeconds, unsigned memoryMB,
+                        llvm::StringRef logPath);
+
+/// Absolute path of the running executable (for re-executing oneself as a
+/// sandboxed child).
+std::string currentExecutable(const char *argv0);
+
+/// The last `maxBytes` of a log file, trimmed, for status messages.
+std::string logTail(llvm::StringRef logPath, size_t maxBytes = 600);
+
+} // namespace retune
+
+#endif // RETUNE_SUPPORT_SUBPROCESS_H

@@ -1,0 +1,133 @@
+//===- WinnerPruning.cpp - Which winners the whole model keeps ------------===//
+#include "stages/core/WinnerPruning.h"
+
+#include "stages/support/FileUtil.h"
+#include "stages/core/Records.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <optional>
+
+using namespace llvm;
+
+namespace retune {
+
+Expected<std::vector<Winner>> readWinners(ArrayRef<std::string> selectionFiles) {
+  std::vector<Winner> winners;
+  for (const std::string &path : selectionFiles) {
+    Expected<json::Value> value = readJsonFile(path, schema::kSelect);
+    if (!value)
+      return value.takeError();
+    const json::Object *object = value->getAsObject();
+    std::optional<StringRef> spec = object->getString("spec");
+    std::optional<StringRef> dispatch = object->getString("dispatch");
+    if (!spec || !dispatch || dispatch->empty())
+      return damagedRecord(path, "'spec' and 'dispatch' must be strings");
+    if (!spec->empty())
+      winners.push_back({dispatch->str(), spec->str()});
+  }
+  return winners;
+}
+
+std::vector<std::string> specPaths(ArrayRef<Winner> winners) {
+  std::vector<std::string> paths;
+  for (const Winner &w : winners)
+    paths.push_back(w.spec);
+  return paths;
+}
+
+static json::Object droppedEntry(const Winner &w, const Twine &reason) {
+  return json::Object{{"dispatch", w.dispatch}, {"reason", reason.str()}};
+}
+
+Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
+                                       MeasureWinners measure) {
+  WinnerDecision d;
+  d.kept.assign(winners.begin(), winners.end());
+  d.finalTag = "tuned";
+  Expected<Trial> together = measure(d.kept, d.finalTag);
+  if (!together)
+    return together.takeError();
+  if (winners.empty()) {
+    d.text = "no dispatch had a winner; the spec is empty";
+    return d;
+  }
+  if (together->helps) {
+    d.text = "all winners kept";
+    return d;
+  }
+  // Each alone: the ones that do not help go.
+  d.kept.clear();
+  for (const Winner &w : winners) {
+    Expected<Trial> alone = measure({w}, "solo-" + w.dispatch);
+    if (!alone)
+      return alone.takeError();
+    if (alone->helps)
+      d.kept.push_back(w);
+    else
+      d.dropped.push_back(droppedEntry(w, "alone it gives " + alone->description));
+  }
+  if (!d.kept.empty() && d.kept.size() < winners.size()) {
+    d.finalTag = "pruned";
+    Expected<Trial> rest = measure(d.kept, d.finalTag);
+    if (!rest)
+      return rest.takeError();
+    if (rest->helps) {
+      d.text = formatv("the tuned model was not faster; dropped {0} of {1} "
+                       "winners",
+                       d.dropped.size(), winners.size())
+                   .str();
+      return d;
+    }
+    together = std::move(rest);
+  }
+  // Every winner helps alone yet not together, or what is left still does not.
+  for (const Winner &w : d.kept)
+    d.dropped.push_back(droppedEntry(
+        w, "together the remaining winners give " + together->description));
+  d.kept.clear();
+  d.text = "no combination of winners made the model faster; the spec is empty";
+  return d;
+}
+
+Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
+                                      MeasureWinners measure) {
+  InModelChoice choice;
+  for (const DispatchOptions &d : dispatches) {
+    std::optional<Winner> best;
+    double bestRatio = 1;
+    std::string closest = "failed";
+    for (auto [k, option] : enumerate(d.options)) {
+      Expected<Trial> trial =
+          measure({option}, formatv("option-{0}-{1}", d.dispatch, k).str());
+      if (!trial)
+        return trial.takeError();
+      json::Object entry{{"dispatch", d.dispatch}, {"spec", option.spec}};
+      if (trial->ratio > 0)
+        entry["model_ratio"] = trial->ratio;
+      else
+        entry["failed"] = trial->description;
+      choice.trials.push_back(std::move(entry));
+      if (trial->helps && trial->ratio > 0 && trial->ratio < bestRatio) {
+        best = option;
+        bestRatio = trial->ratio;
+      }
+      if (k == 0 || trial->ratio > 0)
+        closest = trial->description;
+    }
+    if (best)
+      choice.chosen.push_back(*best);
+    else
+      choice.dropped.push_back(droppedEntry(
+          {d.dispatch, ""},
+          d.options.size() == 1
+              ? "alone it gives " + closest
+              : formatv("alone in the model none of its {0} fastest "
+                        "candidates helps (last: {1})",
+                        d.options.size(), closest)
+                    .str()));
+  }
+  return choice;
+}
+
+} // namespace retune

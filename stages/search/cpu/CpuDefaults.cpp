@@ -1,0 +1,72 @@
+//===- CpuDefaults.cpp - The baseline compiler's heuristic config ---------===//
+#include "stages/search/cpu/CpuDefaults.h"
+
+namespace retune::cpu {
+
+int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
+  for (int64_t d = std::min(n, limit); d > 1; --d)
+    if (n % d == 0)
+      return d;
+  return 1;
+}
+
+unsigned elementBits(StringRef type) {
+  if (type == "bf16")
+    return 16;
+  unsigned bits = 0;
+  if ((type.starts_with("f") || type.starts_with("i")) &&
+      !type.drop_front().getAsInteger(10, bits))
+    return bits;
+  return 0;
+}
+
+/// Outer tiles of `size` on the parallel dims, 0 elsewhere, rounded to
+/// divisors that are multiples of the register tile.
+static SmallVector<int64_t> outerTiles(const Problem &p,
+                                       ArrayRef<int64_t> registerTiles,
+                                       StringRef tiledRoles, int64_t size) {
+  SmallVector<int64_t> tiles(p.loopRanges.size(), 0);
+  for (auto [i, role] : llvm::enumerate(p.dimRoles)) {
+    if (!tiledRoles.contains(role))
+      continue;
+    int64_t range = p.loopRanges[i], reg = std::max<int64_t>(1, registerTiles[i]);
+    int64_t tile = reg * largestDivisorAtMost(range / reg, std::max<int64_t>(1, size / reg));
+    tiles[i] = tile;
+  }
+  return tiles;
+}
+
+std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
+                                       unsigned threads) {
+  unsigned bits = elementBits(p.elementTypes.back());
+  if (bits == 0)
+    return std::nullopt;
+  int64_t lanes = host.lanes(bits);
+  CpuConfig config;
+  config.threads = threads;
+  config.registerTiles.assign(p.loopRanges.size(), 1);
+  if (p.kind == OpKind::Contraction) {
+    SmallVector<unsigned> m = p.dimsWithRole('m'), n = p.dimsWithRole('n');
+    if (m.empty() || n.empty())
+      return std::nullopt;
+    config.registerTiles[m.back()] =
+        largestDivisorAtMost(p.loopRanges[m.back()], 8);
+    config.registerTiles[n.back()] =
+        largestDivisorAtMost(p.loopRanges[n.back()], lanes);
+    config.outerTiles = outerTiles(p, config.registerTiles, "bmn", 64);
+  } else if (p.opName == "linalg.conv_2d_nhwc_hwcf") {
+    // Loops: n, oh, ow, f, kh, kw, c.
+    config.registerTiles[2] = largestDivisorAtMost(p.loopRanges[2], 4);
+    config.registerTiles[3] = largestDivisorAtMost(p.loopRanges[3], lanes);
+    config.decompose = true;
+    // One output row per outer iteration: the unit a thread takes.
+    config.outerTiles.assign(p.loopRanges.size(), 0);
+    config.outerTiles[0] = config.outerTiles[1] = 1;
+  } else {
+    return std::nullopt;
+  }
+  config.reductionTiles.assign(p.loopRanges.size(), 0);
+  return config;
+}
+
+} // namespace retune::cpu

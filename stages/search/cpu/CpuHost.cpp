@@ -1,0 +1,91 @@
+//===- CpuHost.cpp - What the host CPU offers generated code --------------===//
+#include "stages/search/cpu/CpuHost.h"
+
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/StringMap.h"
+#include "llvm/Support/Threading.h"
+#include "llvm/TargetParser/Host.h"
+
+using namespace llvm;
+
+namespace retune::cpu {
+
+/// Parses sysfs cache sizes such as "48K" or "1024K" or "32M".
+static std::optional<int64_t> readCacheSize(const Twine &path) {
+  Expected<std::string> text = readFile(path.str());
+  if (!text) {
+    consumeError(text.takeError());
+    return std::nullopt;
+  }
+  StringRef value = StringRef(*text).trim();
+  int64_t scale = 1;
+  if (value.consume_back("K"))
+    scale = 1024;
+  else if (value.consume_back("M"))
+    scale = 1024 * 1024;
+  int64_t number = 0;
+  if (value.getAsInteger(10, number))
+    return std::nullopt;
+  return number * scale;
+}
+
+/// Fills data-cache sizes per level from /sys (left at defaults elsewhere).
+static void readCaches(CpuHost &host) {
+  for (int index = 0; index < 8; ++index) {
+    std::string dir =
+        "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
+    Expected<std::string> type = readFile(dir + "/type");
+    Expected<std::string> level = readFile(dir + "/level");
+    if (!type || !level) {
+      consumeError(type.takeError());
+      consumeError(level.takeError());
+      return;
+    }
+    if (StringRef(*type).trim() == "Instruction")
+      continue;
+    std::optional<int64_t> size = readCacheSize(dir + "/size");
+    if (!size)
+      continue;
+    StringRef lvl = StringRef(*level).trim();
+    if (lvl == "1")
+      host.l1Bytes = *size;
+    else if (lvl == "2")
+      host.l2Bytes = *size;
+    else if (lvl == "3")
+      host.l3Bytes = *size;
+  }
+}
+
+CpuHost detectHost() {
+  CpuHost host;
+  host.cpuName = sys::getHostCPUName().str();
+  StringMap<bool> features = sys::getHostCPUFeatures();
+  if (features.lookup("avx512f")) {
+    host.vectorBits = 512;
+    host.vectorRegisters = 32;
+  } else if (features.lookup("avx2") || features.lookup("avx")) {
+    host.vectorBits = 256;
+    host.vectorRegisters = 16;
+  } else {
+    host.vectorBits = 128;
+    host.vectorRegisters = 16;
+  }
+  host.cores = std::max(1u, llvm::get_physical_cores() > 0
+                                ? static_cast<unsigned>(get_physical_cores())
+                                : hardware_concurrency().compute_thread_count());
+  readCaches(host);
+  return host;
+}
+
+json::Value toJson(const CpuHost &host) {
+  return json::Object{{"cpu", host.cpuName},
+                      {"vector_bits", host.vectorBits},
+                      {"vector_registers", host.vectorRegisters},
+                      {"l1_bytes", host.l1Bytes},
+                      {"l2_bytes", host.l2Bytes},
+                      {"l3_bytes", host.l3Bytes},
+                      {"cores", host.cores}};
+}
+
+} // namespace retune::cpu

@@ -1,0 +1,55 @@
+//===- CpuSpace.h - Z3 enumeration of the CPU knob space --------*- C++ -*-===//
+//
+// The valid CPU configurations of a contraction or convolution Problem on a
+// host, enumerated with Z3 and ordered by a cost heuristic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_CPU_CPUSPACE_H
+#define RETUNE_CPU_CPUSPACE_H
+
+#include "stages/search/cpu/CpuConfig.h"
+#include "stages/search/cpu/CpuHost.h"
+#include "stages/core/Problem.h"
+
+#include <vector>
+
+namespace retune::cpu {
+
+struct CpuSpaceOptions {
+  /// Threads the generated code may use; 1 = single-threaded code only.
+  unsigned threads = 1;
+  /// Safety cap on the number of enumerated solutions.
+  unsigned maxSolutions = 200000;
+};
+
+struct RankedConfig {
+  CpuConfig config;
+  /// Estimated seconds for one run; lower is better.
+  double cost = 0;
+};
+
+struct CpuSpaceResult {
+  /// Number of valid configurations found.
+  uint64_t totalSolutions = 0;
+  /// Every valid configuration, cheapest first (ties: enumeration order).
+  std::vector<RankedConfig> ranked;
+};
+
+/// Enumerates every valid configuration of `problem` on `host`. Errors for
+/// problems the CPU space does not cover (the message says which and why).
+Expected<CpuSpaceResult> enumerateCpuSpace(const Problem &problem,
+                                           const CpuHost &host,
+                                           const CpuSpaceOptions &options);
+
+/// Checks `config` against the same constraints without Z3 (tests use it to
+/// validate every emitted solution). Error text names the violated rule.
+Error checkCpuConfig(const Problem &problem, const CpuHost &host,
+                     const CpuSpaceOptions &options, const CpuConfig &config);
+
+/// Heuristic cost (estimated seconds) of `config`; used for ordering.
+double estimateCost(const Problem &problem, const CpuHost &host,
+                    const CpuConfig &config);
+
+} // namespace retune::cpu
+
+#endif // RETUNE_CPU_CPUSPACE_H

@@ -1,0 +1,476 @@
+//===- ReportMain.cpp - retune-report: summary, page and console table ----===//
+//
+// Reads the records of a build directory by following the indexes
+// (dispatches -> candidates -> artifacts/results -> best -> model) into a
+// RunReport, and writes report/summary.json, report/index.html, a copy of
+// the summary in report/history/ and a table on stdout.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/report/History.h"
+#include "stages/report/HtmlReport.h"
+#include "stages/support/FileUtil.h"
+#include "stages/core/Records.h"
+#include "stages/support/StageClock.h"
+#include "stages/support/ToolMain.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/CommandLine.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
+
+#include <fmt/format.h>
+#include <map>
+#include <optional>
+
+using namespace llvm;
+using namespace retune;
+using namespace retune::report;
+
+static cl::OptionCategory category("retune-report options");
+static cl::opt<std::string> buildDir("build-dir", cl::init("."),
+                                     cl::desc("the tuning build directory"),
+                                     cl::cat(category));
+static cl::opt<std::string> outputPath("output", cl::init("report/summary.json"),
+                                       cl::desc("summary to write"),
+                                       cl::cat(category));
+static cl::opt<std::string> backend("backend", cl::init("mlir-cpu"),
+                                    cl::desc("the backend the run used"),
+                                    cl::cat(category));
+static cl::opt<double>
+    marginOption("margin", cl::init(-1),
+                 cl::desc("the selection margin; default: the `margin` "
+                          "variable of build.ninja, else 0.02"),
+                 cl::cat(category));
+static cl::opt<unsigned>
+    historyKeep("history-keep", cl::init(20),
+                cl::desc("summaries of earlier runs to keep in "
+                         "report/history/ (0: keep none)"),
+                cl::cat(category));
+
+namespace {
+
+std::string at(const Twine &relative) {
+  return (Twine(buildDir.getValue()) + "/" + relative).str();
+}
+
+/// The steps of each stage, in the order of the pipeline.
+struct Stages {
+  StageTiming candidates{"candidates"}, compile{"compile"}, bench{"bench"},
+      model{"model"};
+};
+
+/// Adds one step to `stage`: busy/wall time (StageClock) and the timeline.
+void addStep(StageTiming &stage, StageClock &clock, double startedAt,
+             double seconds, bool cached, std::string label) {
+  clock.add(startedAt, seconds);
+  ++stage.stepCount;
+  stage.cachedCount += cached;
+  if (startedAt > 0)
+    stage.steps.push_back(
+        {startedAt, startedAt + seconds, std::move(label), cached});
+}
+
+struct Clocks {
+  StageClock candidates, compile, bench, model;
+};
+
+/// "key=value, ..." with keys sorted (json::Object has no order).
+std::string configText(const json::Object &config) {
+  std::vector<std::string> keys;
+  for (const auto &entry : config)
+    keys.push_back(entry.first.str());
+  llvm::sort(keys);
+  std::string text;
+  for (const std::string &key : keys) {
+    const json::Value &value = *config.get(key);
+    std::string shown = value.getAsString()
+                            ? value.getAsString()->str()
+                            : formatv("{0}", value).str();
+    text += (text.empty() ? "" : ", ") + key + "=" + shown;
+  }
+  return text;
+}
+
+/// The model step's verdict per dispatch id, from model/result.json.
+struct ModelVerdicts {
+  std::vector<std::string> kept;
+  std::map<std::string, std::string> dropped;
+};
+
+ModelVerdicts verdictsOf(const json::Object &model) {
+  ModelVerdicts verdicts;
+  if (const json::Array *kept = model.getArray("winners_kept"))
+    for (const json::Value &id : *kept)
+      verdicts.kept.push_back(id.getAsString().value_or("").str());
+  if (const json::Array *dropped = model.getArray("winners_dropped"))
+    for (const json::Value &entry : *dropped)
+      if (const json::Object *d = entry.getAsObject())
+        verdicts.dropped[d->getString("dispatch").value_or("").str()] =
+            d->getString("reason").value_or("").str();
+  return verdicts;
+}
+
+/// Reads one candidate's compile and bench records into a row; a measured
+/// candidate's baseline samples go to `baselines`.
+Expected<CandidateRow> readCandidate(const DispatchEntry &d,
+                                     const CandidateEntry &c, Stages &stages,
+                                     Clocks &clocks,
+                                     std::vector<double> &baselines) {
+  std::string stem = d.id + "/" + std::to_string(c.index) + ".json";
+  Expected<CompileRecord> compiled = readRecord<CompileRecord>(
+      at("artifacts/" + stem), schema::kCompile, compileRecordFromJson);
+  if (!compiled)
+    return compiled.takeError();
+  std::string label = d.name + " #" + std::to_string(c.index);
+  addStep(stages.compile, clocks.compile, compiled->startedAt,
+          compiled->seconds, compiled->cached, label);
+  Expected<BenchRecord> bench = readRecord<BenchRecord>(
+      at("results/" + stem), schema::kBench, benchRecordFromJson);
+  if (!bench)
+    return bench.takeError();
+  addStep(stages.bench, clocks.bench, bench->startedAt, bench->seconds,
+          bench->cached, label);
+  if (bench->status == Status::Ok)
+    baselines.insert(baselines.end(), bench->baselineSamples.begin(),
+                     bench->baselineSamples.end());
+  CandidateRow row;
+  row.index = c.index;
+  row.config = configText(c.config);
+  row.cost = c.cost;
+  row.status = bench->status;
+  row.message = !bench->message.empty() ? bench->message : compiled->message;
+  row.ratio = bench->ratio;
+  row.noise = bench->noise;
+  row.median = bench->median;
+  row.baselineMedian = bench->baselineMedian;
+  row.compileCached = compiled->cached;
+  row.benchCached = bench->cached;
+  return row;
+}
+
+/// Baseline and best time of a dispatch: the winner's own interleaved
+/// measurement, or without one the median baseline over all measurements.
+void setTimes(DispatchReport &r, const std::vector<double> &baselines) {
+  auto winner = llvm::find_if(r.candidates, [&](const CandidateRow &c) {
+    return r.winner && c.index == *r.winner;
+  });
+  if (winner != r.candidates.end()) {
+    r.baseline = winner->baselineMedian;
+    r.best = winner->median;
+    r.speedup = winner->median > 0 ? winner->baselineMedian / winner->median
+                                   : 1;
+    return;
+  }
+  // A winner without a measured row is impossible unless records were
+  // edited; it is then reported as no winner.
+  r.winner.reset();
+  if (baselines.empty())
+    return;
+  std::vector<double> sorted = baselines;
+  llvm::sort(sorted);
+  r.baseline = r.best = sorted[sorted.size() / 2];
+}
+
+Expected<DispatchReport> readDispatch(const DispatchEntry &d,
+                                      const ModelVerdicts &verdicts,
+                                      Stages &stages, Clocks &clocks) {
+  DispatchReport r;
+  r.id = d.id;
+  r.name = d.name;
+  r.share = d.share;
+  r.flops = d.flops;
+  r.occurrences = d.occurrences;
+  Expected<CandidateIndex> candidates = readRecord<CandidateIndex>(
+      at("candidates/" + d.id + "/index.json"), schema::kCandidates,
+      candidateIndexFromJson);
+  if (!candidates)
+    return candidates.takeError();
+  addStep(stages.candidates, clocks.candidates, candidates->startedAt,
+          candidates->enumerationSeconds, false, d.name);
+  r.solutions = candidates->totalSolutions;
+  r.note = candidates->note;
+  // The baseline's compile is part of the compile stage too.
+  if (Expected<CompileRecord> baseline = readRecord<CompileRecord>(
+          at("artifacts/" + d.id + "/baseline.json"), schema::kCompile,
+          compileRecordFromJson))
+    addStep(stages.compile, clocks.compile, baseline->startedAt,
+            baseline->seconds, baseline->cached, d.name + " baseline");
+  else
+    consumeError(baseline.takeError()); // not every backend has one there
+  std::vector<double> baselines;
+  for (const CandidateEntry &c : candidates->candidates) {
+    Expected<CandidateRow> row =
+        readCandidate(d, c, stages, clocks, baselines);
+    if (!row)
+      return row.takeError();
+    r.candidates.push_back(std::move(*row));
+  }
+  Expected<json::Value> best =
+      readJsonFile(at("best/" + d.id + ".json"), schema::kSelect);
+  if (!best)
+    return best.takeError();
+  const json::Object *selection = best->getAsObject();
+  if (std::optional<int64_t> winner = selection->getInteger("winner"))
+    r.winner = *winner;
+  r.reason = selection->getString("reason").value_or("").str();
+  r.requiredMargin = selection->getNumber("required_margin").value_or(0);
+  setTimes(r, baselines);
+  if (r.winner) {
+    if (llvm::is_contained(verdicts.kept, d.id))
+      r.verdict = ModelVerdict::Kept;
+    else if (auto dropped = verdicts.dropped.find(d.id);
+             dropped != verdicts.dropped.end()) {
+      r.verdict = ModelVerdict::Dropped;
+      r.droppedReason = dropped->second;
+    }
+  }
+  return r;
+}
+
+/// summary.json's entry of one dispatch.
+json::Object dispatchJson(const DispatchReport &r) {
+  std::map<std::string, unsigned> byStatus;
+  unsigned ok = 0;
+  for (const CandidateRow &c : r.candidates) {
+    ++byStatus[toString(c.status).str()];
+    ok += c.status == Status::Ok;
+  }
+  json::Object counts;
+  for (const auto &[status, n] : byStatus)
+    counts[status] = n;
+  return json::Object{
+      {"id", r.id},
+      {"name", r.name},
+      {"share", r.share},
+      {"occurrences", r.occurrences},
+      {"flops", r.flops},
+      {"solutions", static_cast<int64_t>(r.solutions)},
+      {"candidates", r.candidates.size()},
+      {"candidates_ok", ok},
+      {"candidates_failed", r.candidates.size() - ok},
+      {"by_status", std::move(counts)},
+      {"baseline_s", r.baseline},
+      {"best_s", r.best},
+      {"speedup", r.speedup},
+      {"winner", r.winner ? json::Value(*r.winner) : json::Value(nullptr)},
+      {"reason", r.reason},
+      {"model_step", toString(r.verdict)},
+      {"note", r.note}};
+}
+
+ModelReport modelReportOf(const json::Object &m) {
+  auto samples = [&](StringRef key) {
+    std::vector<double> values;
+    if (const json::Array *list = m.getArray(key))
+      for (const json::Value &v : *list)
+        values.push_back(v.getAsNumber().value_or(0));
+    return values;
+  };
+  ModelReport r;
+  r.status = m.getString("status").value_or("").str();
+  r.message = m.getString("message").value_or("").str();
+  r.decision = m.getString("decision").value_or("").str();
+  r.baseline = m.getNumber("baseline_median_s").value_or(0);
+  r.tuned = m.getNumber("tuned_median_s").value_or(0);
+  r.speedup = m.getNumber("speedup").value_or(0);
+  r.noise = m.getNumber("noise").value_or(0);
+  r.baselineSamples = samples("baseline_samples_s");
+  // mlir-cpu calls the tuned samples "measured", iree "tuned".
+  r.tunedSamples = samples("measured_samples_s");
+  if (r.tunedSamples.empty())
+    r.tunedSamples = samples("tuned_samples_s");
+  r.startedAt = m.getNumber("started_at").value_or(0);
+  r.seconds = m.getNumber("seconds").value_or(0);
+  return r;
+}
+
+/// The selection margin select used: --margin, else build.ninja's `margin`
+/// variable (the planner writes it from [select] margin), else select's
+/// default.
+double configuredMargin() {
+  if (marginOption >= 0)
+    return marginOption;
+  Expected<std::string> ninja = readFile(at("build.ninja"));
+  if (!ninja) {
+    consumeError(ninja.takeError());
+    return 0.02;
+  }
+  SmallVector<StringRef> lines;
+  StringRef(*ninja).split(lines, '\n');
+  for (StringRef line : lines) {
+    double margin = 0;
+    if (line.consume_front("margin = ") && !line.trim().getAsDouble(margin))
+      return margin;
+  }
+  return 0.02;
+}
+
+const StageTiming &stageNamed(const RunReport &run, StringRef name) {
+  return *llvm::find_if(run.stages,
+                        [&](const StageTiming &s) { return s.name == name; });
+}
+
+json::Object cacheJson(const StageTiming &stage) {
+  return json::Object{{"hits", stage.cachedCount}, {"steps", stage.stepCount}};
+}
+
+json::Object summaryJson(const RunReport &run, json::Array dispatches,
+                         const json::Object &model) {
+  json::Array dropped;
+  if (const json::Array *list = model.getArray("winners_dropped"))
+    dropped = *list;
+  json::Array kept;
+  if (const json::Array *list = model.getArray("winners_kept"))
+    kept = *list;
+  const ModelReport &m = run.modelResult;
+  json::Object modelSummary{{"baseline_s", m.baseline},
+                            {"tuned_s", m.tuned},
+                            {"speedup", m.speedup},
+                            {"decision", m.decision},
+                            {"winners_kept", std::move(kept)},
+                            {"winners_dropped", std::move(dropped)}};
+  json::Object stageSeconds, busySeconds, cache;
+  for (const StageTiming &stage : run.stages) {
+    stageSeconds[stage.name] = stage.wall;
+    busySeconds[stage.name] = stage.busy;
+  }
+  cache["compile"] = cacheJson(stageNamed(run, "compile"));
+  cache["bench"] = cacheJson(stageNamed(run, "bench"));
+  return json::Object{{"schema", schema::kSummary},
+                      {"backend", run.backend},
+                      {"model_file", run.model},
+                      {"started_at", m.startedAt},
+                      {"margin", run.margin},
+                      {"dispatches", std::move(dispatches)},
+                      {"model", std::move(modelSummary)},
+                      {"stage_seconds", std::move(stageSeconds)},
+                      {"stage_busy_seconds", std::move(busySeconds)},
+                      {"cache", std::move(cache)}};
+}
+
+void printTable(const RunReport &run) {
+  fmt::print("\nretune: tuning summary\n");
+  fmt::print("{:<44} {:>6} {:>11} {:>11} {:>8} {:>6} {:>7}\n", "dispatch",
+             "share", "baseline", "tuned", "speedup", "ok", "failed");
+  for (const DispatchReport &r : run.dispatches) {
+    unsigned ok = llvm::count_if(r.candidates, [](const CandidateRow &c) {
+      return c.status == Status::Ok;
+    });
+    fmt::print("{:<44} {:>5.1f}% {:>9.3f}ms {:>9.3f}ms {:>7.2f}x {:>6} {:>7}\n",
+               r.name, 100 * r.share, 1e3 * r.baseline, 1e3 * r.best,
+               r.speedup, ok, r.candidates.size() - ok);
+  }
+  const ModelReport &m = run.modelResult;
+  fmt::print("{:<44} {:>6} {:>9.3f}ms {:>9.3f}ms {:>7.2f}x\n",
+             "model (end to end)", "", 1e3 * m.baseline, 1e3 * m.tuned,
+             m.speedup);
+  fmt::print("{}\n", m.decision);
+  const StageTiming &compile = stageNamed(run, "compile");
+  const StageTiming &bench = stageNamed(run, "bench");
+  fmt::print("stage wall seconds: candidates {:.2f}, compile {:.2f} (busy "
+             "{:.2f}), bench {:.2f}, model {:.2f}\n",
+             stageNamed(run, "candidates").wall, compile.wall, compile.busy,
+             bench.wall, stageNamed(run, "model").wall);
+  fmt::print("cache hits: compile {}/{}, bench {}/{}\n", compile.cachedCount,
+             compile.stepCount, bench.cachedCount, bench.stepCount);
+}
+
+/// The iree backend's model-level flag choice (flags/chosen.json), for the
+/// summary and the console: which flags every later step used and why.
+std::optional<json::Object> compileFlagsSummary() {
+  std::string path = at("flags/chosen.json");
+  if (!sys::fs::exists(path))
+    return std::nullopt;
+  Expected<json::Value> record = readJsonFile(path, "retune.flags/1");
+  if (!record) {
+    errs() << "retune-report: warning: " << toString(record.takeError())
+           << "\n";
+    return std::nullopt;
+  }
+  const json::Object &choice = *record->getAsObject();
+  json::Array chosen;
+  if (const json::Array *list = choice.getArray("chosen"))
+    chosen = *list;
+  std::string reason = choice.getString("reason").value_or("").str();
+  return json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
+}
+
+Error run() {
+  Expected<DispatchIndex> index = readRecord<DispatchIndex>(
+      at("dispatches/index.json"), schema::kDispatches, dispatchIndexFromJson);
+  if (!index)
+    return index.takeError();
+  Expected<json::Value> model =
+      readJsonFile(at("model/result.json"), schema::kModel);
+  if (!model)
+    return model.takeError();
+  const json::Object &modelObject = *model->getAsObject();
+  ModelVerdicts verdicts = verdictsOf(modelObject);
+
+  RunReport run;
+  run.model = index->model;
+  run.backend = backend;
+  run.margin = configuredMargin();
+  run.modelResult = modelReportOf(modelObject);
+  Stages stages;
+  Clocks clocks;
+  json::Array dispatches;
+  for (const DispatchEntry &d : index->dispatches) {
+    Expected<DispatchReport> r = readDispatch(d, verdicts, stages, clocks);
+    if (!r)
+      return r.takeError();
+    dispatches.push_back(dispatchJson(*r));
+    run.dispatches.push_back(std::move(*r));
+  }
+  addStep(stages.model, clocks.model, run.modelResult.startedAt,
+          run.modelResult.seconds, false, "model: baseline, tuned, pruning");
+  for (auto [stage, clock] :
+       {std::pair{&stages.candidates, &clocks.candidates},
+        {&stages.compile, &clocks.compile},
+        {&stages.bench, &clocks.bench},
+        {&stages.model, &clocks.model}}) {
+    stage->wall = clock->wallSeconds();
+    stage->busy = clock->busySeconds();
+    run.stages.push_back(std::move(*stage));
+  }
+
+  json::Object summary = summaryJson(run, std::move(dispatches), modelObject);
+  std::optional<json::Object> flags = compileFlagsSummary();
+  std::string flagsLine;
+  if (flags) {
+    flagsLine = "compile flags: " +
+                flags->getString("reason").value_or("").str();
+    summary["compile_flags"] = std::move(*flags);
+  }
+  std::string reportDir = sys::path::parent_path(at(outputPath)).str();
+  std::string historyDir = reportDir + "/history";
+  json::Value summaryValue(std::move(summary));
+  if (historyKeep > 0)
+    if (Error err = keepInHistory(historyDir, summaryValue, historyKeep))
+      return err;
+  run.history = loadHistory(historyDir);
+  if (Error err = writeJsonFile(at(outputPath), summaryValue))
+    return err;
+  if (Error err =
+          writeFileIfChanged(reportDir + "/index.html", renderHtml(run)))
+    return err;
+  printTable(run);
+  if (!flagsLine.empty())
+    fmt::print("{}\n", flagsLine);
+  return Error::success();
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  cl::HideUnrelatedOptions(category);
+  cl::ParseCommandLineOptions(
+      argc, argv,
+      "retune-report: write report/summary.json (schema retune.summary/1), "
+      "report/index.html and report/history/<started_at>.json, and print the "
+      "tuning summary table.\n");
+  return finishTool("retune-report", run());
+}

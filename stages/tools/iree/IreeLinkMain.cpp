@@ -1,0 +1,50 @@
+//===- IreeLinkMain.cpp - retune-iree-link: winners -> one IREE spec ------===//
+//
+// Links the winning spec of every dispatch with IREE's merge semantics
+// (IreeLinker.h), verifies the result against IREE's tuning-spec rules and
+// writes it. No winner at all gives a spec with an empty foreach_match.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/iree/IreeLinker.h"
+#include "stages/backends/iree/IreeSpec.h"
+#include "stages/tools/iree/ToolOptions.h"
+#include "stages/support/FileUtil.h"
+#include "stages/support/ToolMain.h"
+#include "stages/core/WinnerPruning.h"
+
+#include "llvm/Support/InitLLVM.h"
+
+using namespace llvm;
+using namespace retune;
+using namespace retune::iree;
+
+static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
+                                        cl::desc("<best/<id>.json>..."),
+                                        cl::cat(tools::category()));
+static cl::opt<std::string> outputPath("output", cl::Required,
+                                       cl::desc("linked spec to write"),
+                                       cl::cat(tools::category()));
+
+static Error run() {
+  Expected<std::vector<Winner>> winners = readWinners(selections);
+  if (!winners)
+    return winners.takeError();
+  if (winners->empty())
+    return writeTuningSpec(outputPath, tools::emptyTuningSpec());
+  Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(*winners));
+  if (!linked)
+    return linked.takeError();
+  for (const std::string &note : linked->notes)
+    errs() << "retune-iree-link: note: " << note << "\n";
+  return writeTuningSpec(outputPath, linked->text);
+}
+
+int main(int argc, char **argv) {
+  InitLLVM init(argc, argv);
+  tools::parseOptions(
+      argc, argv,
+      "retune-iree-link: link the winning spec of every dispatch into one "
+      "IREE tuning spec (IREE's merge semantics; first matcher wins) and "
+      "verify it.\n");
+  return finishTool("retune-iree-link", run());
+}

@@ -1,0 +1,93 @@
+//===- ToolOptions.cpp - Options every retune-iree-* tool shares ----------===//
+#include "stages/tools/iree/ToolOptions.h"
+
+#include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeSpec.h"
+#include "stages/support/FileUtil.h"
+
+using namespace llvm;
+
+namespace retune::iree::tools {
+
+cl::OptionCategory &category() {
+  static cl::OptionCategory options("retune-iree options");
+  return options;
+}
+
+namespace {
+cl::opt<std::string> compilePath("iree-compile",
+                                 cl::desc("iree-compile (default: PATH)"),
+                                 cl::cat(category()));
+cl::opt<std::string> optPath("iree-opt", cl::desc("iree-opt (default: PATH)"),
+                             cl::cat(category()));
+cl::opt<std::string>
+    benchmarkPath("iree-benchmark-module",
+                  cl::desc("iree-benchmark-module (default: PATH)"),
+                  cl::cat(category()));
+cl::opt<std::string> version("iree-version",
+                             cl::desc("IREE release, e.g. 3.11.0 (default: "
+                                      "ask iree-compile --version)"),
+                             cl::cat(category()));
+cl::list<std::string> compileFlagList("compile-flag",
+                                      cl::desc("a flag for iree-compile "
+                                               "(repeat; the model's target)"),
+                                      cl::cat(category()));
+cl::list<std::string> benchFlagList("bench-flag",
+                                    cl::desc("a flag for iree-benchmark-module "
+                                             "(repeat; the model's inputs)"),
+                                    cl::cat(category()));
+} // namespace
+
+void parseOptions(int argc, char **argv, StringRef overview) {
+  cl::HideUnrelatedOptions(category());
+  cl::ParseCommandLineOptions(argc, argv, overview);
+}
+
+Expected<IreeTools> toolsFromOptions(StringRef logDir) {
+  if (Error err = createParentDirs((logDir + "/x").str()))
+    return std::move(err);
+  return findIreeTools({compilePath, optPath, benchmarkPath, "", version});
+}
+
+Expected<IreeSyntax> syntaxFromOptions() {
+  if (version.empty())
+    return makeError("--iree-version is required (retune plan passes the "
+                     "detected release)");
+  Expected<IreeVersion> parsed =
+      parseIreeVersion("IREE compiler version " + version);
+  if (!parsed)
+    return parsed.takeError();
+  return syntaxFor(parsed->line);
+}
+
+std::vector<std::string> compileFlags() {
+  return {compileFlagList.begin(), compileFlagList.end()};
+}
+std::vector<std::string> benchFlags() {
+  return {benchFlagList.begin(), benchFlagList.end()};
+}
+
+std::string targetFamily(StringRef mlirText, StringRef fileName) {
+  Expected<std::vector<IreeTarget>> targets =
+      readIreeTargets(mlirText, fileName);
+  if (!targets) {
+    consumeError(targets.takeError());
+    return "gpu";
+  }
+  for (const IreeTarget &target : *targets)
+    if (target.isGpu())
+      return "gpu";
+  return targets->empty() ? "gpu" : "cpu";
+}
+
+std::string emptyTuningSpec() { return emitTuningSpec({}); }
+
+Expected<BenchRecord> readBenchRecord(StringRef path) {
+  return readRecord<BenchRecord>(path, schema::kBench, benchRecordFromJson);
+}
+Expected<CompileRecord> readCompileRecord(StringRef path) {
+  return readRecord<CompileRecord>(path, schema::kCompile,
+                                   compileRecordFromJson);
+}
+
+} // namespace retune::iree::tools
