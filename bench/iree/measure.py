@@ -5,7 +5,8 @@ first; see there.
 
 usage: measure.py <venv bin> <name> <model.mlir> <tuning_spec.mlir> <onnx|-> \
                   [--flags-file <compile_flags.txt>] \
-                  [--mlir-cpu <model/result.json of the mlir-cpu backend>]
+                  [--mlir-cpu <model/result.json of the mlir-cpu backend>] \
+                  [--threads 1 [2]] [--json <medians.json>]
 
 "IREE+Retune" is the model compiled the way Retune says: the flags of
 compile_flags.txt (the model-level search's choice) and the tuning spec.
@@ -96,10 +97,12 @@ def signature_inputs(model):
     text = open(model, errors="replace").read(1 << 20)
     m = re.search(r"func\.func @(\w+)\((.*?)\)\s*->", text, re.S)
     inputs = []
-    for t in re.findall(r"tensor<([0-9x]+)x(f32|f16)>|vtensor<\[([0-9,]+)\],si64>",
+    types = {"f32": "f32", "f16": "f16", "si64": "i64", "si32": "i32"}
+    for t in re.findall(r"(?<!v)tensor<([0-9x]+)x(f32|f16)>|"
+                        r"vtensor<\[([0-9,]+)\],(f32|f16|si64|si32)>",
                         m.group(2)):
         inputs.append(f"{t[0]}x{t[1]}" if t[0] else
-                      "x".join(t[2].split(",")) + "xi64")
+                      "x".join(t[2].split(",")) + "x" + types[t[3]])
     return m.group(1), inputs
 
 
@@ -112,6 +115,8 @@ def main():
     parser.add_argument("onnx")
     parser.add_argument("--flags-file")
     parser.add_argument("--mlir-cpu")
+    parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
+    parser.add_argument("--json", help="write the medians (ms) here")
     args = parser.parse_args()
     work = tempfile.mkdtemp()
     default_vmfb, tuned_vmfb = f"{work}/default.vmfb", f"{work}/tuned.vmfb"
@@ -122,7 +127,8 @@ def main():
         print(f"{args.name:8} Retune's compile flags: {' '.join(tuned_flags)}")
     compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb, tuned_flags)
     function, inputs = signature_inputs(args.model)
-    for threads in (1, 2):
+    medians = {}
+    for threads in args.threads:
         times = {"default": [], "tuned": [], "ort": []}
         session = ort_session(args.onnx, threads) if args.onnx != "-" else None
         feeds = ort_feeds(session) if session else None
@@ -141,6 +147,10 @@ def main():
         if "ort" in med:
             line += f"  tuned vs onnxruntime {med['ort'] / med['tuned']:5.2f}x"
         print(line, flush=True)
+        medians[f"{threads}T"] = med
+    if args.json:
+        with open(args.json, "w") as out:
+            json.dump(medians, out)
     if args.mlir_cpu:
         r = json.load(open(args.mlir_cpu))
         print(f"{args.name:8} 1T  embedded mlir-cpu backend (its own "

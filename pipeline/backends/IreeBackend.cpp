@@ -84,6 +84,13 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   w.variable("dump_timeout", std::to_string(i.dumpTimeout));
   w.variable("profile_flag",
              i.profile.empty() ? "" : shellQuote("--profile=" + i.profile));
+  // On this CPU the dump times every dispatch for the shares (time x calls:
+  // FLOPs mislead there, e.g. on matvecs); GPU shares stay FLOPs x calls.
+  w.variable("dump_time_flags",
+             isHostDevice(i.devices.front())
+                 ? shellQuote("--device=" + i.devices.front()) +
+                       " --repetitions " + std::to_string(i.repetitions)
+                 : "");
   w.variable("device_list", shellQuote("--devices=" + join(i.devices, ",")));
   w.blank();
   // One measurement at a time per device; devices run in parallel, and

@@ -35,6 +35,27 @@ std::vector<std::string> compileArgs(const IreeSyntax &syntax,
   return args;
 }
 
+namespace {
+/// iree-compile's first `error:` line in the log, then a newline; empty
+/// when there is none. The log's tail (the message) is often the end of a
+/// long target attribute, which says nothing about what failed.
+std::string firstCompileError(StringRef logPath) {
+  Expected<std::string> log = readFile(logPath);
+  if (!log) {
+    consumeError(log.takeError());
+    return "";
+  }
+  size_t at = StringRef(*log).find("error: ");
+  if (at == StringRef::npos)
+    return "";
+  size_t lineStart = StringRef(*log).rfind('\n', at);
+  StringRef line = StringRef(*log).drop_front(
+      lineStart == StringRef::npos ? 0 : lineStart + 1);
+  return line.take_until([](char c) { return c == '\n'; }).take_front(400).str() +
+         "\n";
+}
+} // namespace
+
 CompileRecord compileCandidate(const IreeTools &tools,
                                const CompileRequest &request) {
   CompileRecord record;
@@ -52,7 +73,7 @@ CompileRecord compileCandidate(const IreeTools &tools,
   record.startedAt = outcome.startedAt;
   if (outcome.status != Status::Ok) {
     record.status = outcome.status;
-    record.message = outcome.message;
+    record.message = firstCompileError(request.logPath) + outcome.message;
     std::string reproducer = request.reproducerPath.empty()
                                  ? request.vmfbPath + ".crash.mlir"
                                  : request.reproducerPath;
@@ -325,6 +346,10 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
   HotSelection selection;
   std::vector<double> weights;
   double total = 0;
+  bool timed = !candidates.empty() &&
+               llvm::all_of(candidates, [](const HotCandidate &c) {
+                 return c.timeUs > 0;
+               });
   for (const HotCandidate &c : candidates) {
     double weight = 0;
     if (profile) {
@@ -336,7 +361,7 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
         }
       }
     } else {
-      weight = c.flops * c.occurrences;
+      weight = (timed ? c.timeUs : c.flops) * c.occurrences;
     }
     weights.push_back(weight);
     total += weight;

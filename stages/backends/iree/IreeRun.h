@@ -165,6 +165,10 @@ struct HotCandidate {
   std::vector<std::string> names;
   double flops = 0;
   unsigned occurrences = 1;
+  /// One call's measured time with IREE's default config (0: not timed).
+  /// When every candidate has one and no profile is given, shares are
+  /// time x calls instead of FLOPs x calls.
+  double timeUs = 0;
 };
 
 struct HotPolicy {

@@ -237,6 +237,9 @@ TEST_F(IreeFakes, InjectedCompileFailuresBecomeRecords) {
       compile(input, writeSpec("error.mlir", "// fake-iree: compile-error\n" + spec), "error");
   EXPECT_EQ(error.status, Status::CompileError);
   EXPECT_NE(error.message.find("failed to distribute"), std::string::npos);
+  // The first error line leads, whatever the log's tail holds.
+  EXPECT_TRUE(llvm::StringRef(error.message).starts_with(input + ":12:5: error:"))
+      << error.message;
   CompileRecord none = compile(
       input, writeSpec("none.mlir", "// fake-iree: compile-no-output\n" + spec), "none");
   EXPECT_EQ(none.status, Status::CompileError);
@@ -332,6 +335,19 @@ TEST(IreeHot, ByFlopsShareAndTopK) {
             (std::vector<size_t>{2, 0}));
   EXPECT_EQ(selectHotDispatches(candidates, {0.0, 1}, nullptr).selected,
             (std::vector<size_t>{2}));
+}
+
+TEST(IreeHot, ByMeasuredTimeTimesCalls) {
+  // b has few FLOPs but is slow and called often: time x calls ranks it
+  // first. One untimed dispatch sends every share back to FLOPs x calls.
+  std::vector<HotCandidate> candidates = {{"a", {"disp_a"}, 1000, 1, 10.0},
+                                          {"b", {"disp_b"}, 10, 38, 5.0}};
+  HotSelection timed = selectHotDispatches(candidates, {0.0, 0}, nullptr);
+  EXPECT_EQ(timed.selected, (std::vector<size_t>{1, 0}));
+  EXPECT_NEAR(timed.shares[1], 190.0 / 200.0, 1e-12);
+  candidates[0].timeUs = 0;
+  EXPECT_EQ(selectHotDispatches(candidates, {0.0, 0}, nullptr).selected,
+            (std::vector<size_t>{0, 1}));
 }
 
 TEST(IreeHot, ByProfile) {

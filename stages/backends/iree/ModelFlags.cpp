@@ -10,9 +10,26 @@ using namespace llvm;
 
 namespace retune::iree {
 
+// Each set earned its place by measurement with IREE 3.13 on this CPU (1
+// thread, models made static at batch 1; bench/iree/zoo.sh):
+// - data tiling + microkernels: ViT-S/14 777 -> 295 ms, MiniLM 1.25x;
+// - data tiling alone: some models run faster without the microkernels;
+// - data tiling of convolutions too (experimental in 3.13): the ViT's
+//   ConvTranspose decoder, 777 -> 210 ms, where matmuls alone gave 295;
+// - convolutions as im2col + matmul, data tiled, with a 128 KB stack limit:
+//   the CRNN 50 -> 18 ms; with data tiling under IREE's default 32 KB limit
+//   it fails to compile ("exceeded stack allocation limit", 80 KB), and
+//   128 KB is the stack of an IREE task worker (--task_worker_stack_size).
 std::vector<FlagSet> defaultCpuFlagSets() {
-  return {{"--iree-opt-data-tiling", "--iree-llvmcpu-enable-ukernels=all"},
-          {"--iree-opt-data-tiling"}};
+  const std::string dataTiling = "--iree-opt-data-tiling";
+  const std::string ukernels = "--iree-llvmcpu-enable-ukernels=all";
+  const std::string tileOps =
+      "--iree-dispatch-creation-experimental-set-data-tiling-ops=";
+  return {{dataTiling, ukernels},
+          {dataTiling},
+          {dataTiling, ukernels, tileOps + "matmul", tileOps + "convolution"},
+          {"--iree-global-opt-use-im2col-for-convs", dataTiling, ukernels,
+           "--iree-llvmcpu-stack-allocation-limit=131072"}};
 }
 
 namespace {

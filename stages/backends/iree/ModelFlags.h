@@ -33,7 +33,8 @@ inline constexpr llvm::StringLiteral kFlags = "retune.flags/1";
 using FlagSet = std::vector<std::string>;
 
 /// The flag sets iree-compile is tried with on llvm-cpu when tune.toml says
-/// nothing: data tiling with and without microkernels.
+/// nothing: data tiling with and without microkernels, of convolutions
+/// too, and convolutions as im2col matmuls (ModelFlags.cpp says why).
 std::vector<FlagSet> defaultCpuFlagSets();
 
 /// flags/sets.json.

@@ -11,12 +11,15 @@
 #include "stages/search/cpu/CpuDefaults.h"
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/search/gpu/Candidates.h"
+#include "stages/backends/iree/IreeDefaultConfig.h"
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/tools/iree/ToolOptions.h"
 #include "stages/support/FileUtil.h"
+#include "stages/core/Subprocess.h"
 #include "stages/support/ToolMain.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
@@ -165,6 +168,61 @@ std::vector<Planned> mmt4dCandidates(const Problem &problem,
   return planned;
 }
 
+/// Dispatches outside the CPU knob space: IREE's own config for the root
+/// op, read from iree-compile at the executable-configurations phase, with
+/// its workgroup tiles varied (IreeDefaultConfig.h). `outside` says why the
+/// space does not cover it; it stays in the note when this fails too.
+Expected<std::vector<Planned>> ireeConfigCandidates(const Problem &problem,
+                                                    StringRef outside,
+                                                    uint64_t &total) {
+  auto fail = [&](const Twine &why) {
+    return makeError(outside + "; and IREE's own config cannot be varied: " +
+                     why);
+  };
+  Expected<IreeTools> ireeTools = tools::toolsFromOptions(outputDir);
+  if (!ireeTools)
+    return fail(toString(ireeTools.takeError()));
+  std::string configured = outputDir + "/iree-config.mlir";
+  std::string log = outputDir + "/iree-config.log";
+  ChildOutcome outcome = runLimited(
+      ireeTools->compile,
+      {dispatchPath, "--compile-to=executable-configurations", "-o", configured},
+      /*timeoutSeconds=*/300, 0, log);
+  if (outcome.status != Status::Ok)
+    return fail("iree-compile --compile-to=executable-configurations failed (" +
+                outcome.message + "; log: " + log + ")");
+  Expected<std::string> text = readFile(configured);
+  if (!text)
+    return fail(toString(text.takeError()));
+  Expected<IreeRootConfig> config = readRootConfig(*text, configured);
+  if (!config)
+    return fail(toString(config.takeError()));
+  std::vector<DistributionVariant> variants = distributionVariants(
+      *config, problem, std::numeric_limits<unsigned>::max(), kMaxVectorBytes);
+  total = variants.size();
+  if (variants.empty())
+    return fail("no other workgroup tile fits (IREE's: " +
+                join(map_range(config->distribution,
+                               [](int64_t v) { return std::to_string(v); }),
+                     "x") +
+                ")");
+  std::vector<Planned> planned;
+  for (const DistributionVariant &v : variants) {
+    if (planned.size() == candidateCount)
+      break;
+    json::Array distribution;
+    for (int64_t tile : v.distribution)
+      distribution.push_back(tile);
+    planned.push_back(
+        {SpecEntry{problem, compilationInfoWith(*config, v.distribution), ""},
+         json::Object{{"pipeline", "IREE's own config"},
+                      {"translation_info", config->translationInfo},
+                      {"distribution", std::move(distribution)}},
+         v.cost});
+  }
+  return planned;
+}
+
 Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
                                              const IreeTarget &target,
                                              const IreeSyntax &syntax,
@@ -174,7 +232,7 @@ Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
   Expected<cpu::CpuSpaceResult> space =
       cpu::enumerateCpuSpace(problem, hostOf(target), {});
   if (!space)
-    return space.takeError();
+    return ireeConfigCandidates(problem, toString(space.takeError()), total);
   total = space->totalSolutions;
   std::string pipeline = syntax.pipeline(
       "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"

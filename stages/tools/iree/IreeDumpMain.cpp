@@ -3,8 +3,9 @@
 // Dumps the model's dispatch benchmarks with iree-compile, strips their
 // configurations with iree-opt, and writes the same files retune-dump does:
 // dispatches/index.json (heaviest first, with each dispatch's share of the
-// model's work: FLOPs x calls, or time from --profile; calls are counted
-// in the model compiled to the flow phase) and per dispatch
+// model's work: with --device, each dispatch's measured time x calls; time
+// from --profile; else FLOPs x calls; calls are counted in the model
+// compiled to the flow phase) and per dispatch
 // <id>/problem.json and <id>/dispatch.mlir (the stripped benchmark every
 // candidate compiles from). A benchmark whose root op is not a contraction,
 // convolution or attention is listed on stderr and keeps IREE's default.
@@ -13,12 +14,17 @@
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeRun.h"
 #include "stages/tools/iree/ToolOptions.h"
+#include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/InitLLVM.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
 
 #include <map>
 
@@ -43,14 +49,27 @@ static cl::opt<std::string> profilePath("profile",
 static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(1800),
                                         cl::desc("seconds the dump may take"),
                                         cl::cat(tools::category()));
+static cl::opt<std::string>
+    timeDevice("device",
+               cl::desc("time each dispatch with IREE's default config on "
+                        "this device: shares are time x calls (empty: "
+                        "FLOPs x calls)"),
+               cl::cat(tools::category()));
+static cl::opt<unsigned> repetitions("repetitions", cl::init(3),
+                                     cl::desc("benchmark repetitions of each "
+                                              "dispatch's timing"),
+                                     cl::cat(tools::category()));
 
 namespace {
 
 /// One distinct dispatch (benchmarks with the same Problem are one).
 struct Found {
   IreeDispatch dispatch;
+  std::string preparedPath;
   std::string preparedText;
   unsigned occurrences = 1;
+  /// One call with IREE's default config (0: not timed).
+  double timeUs = 0;
 };
 
 HotCandidate hotCandidate(const Found &f) {
@@ -58,7 +77,61 @@ HotCandidate hotCandidate(const Found &f) {
   return {d.problem.stableId(),
           {d.exportName, d.funcName, d.benchmarkFunction, d.executable},
           d.problem.flops(),
-          f.occurrences};
+          f.occurrences,
+          f.timeUs};
+}
+
+/// Shares by time: every distinct dispatch compiled with IREE's default
+/// config (compiles in parallel) and timed on `timeDevice`, one at a time
+/// under the device's lock. FLOPs mislead on CPU (a matvec called 38 times
+/// weighs little by FLOPs and much by time). Any failure leaves every
+/// dispatch untimed, so the shares fall back to FLOPs x calls together.
+Error timeDispatches(const IreeTools &ireeTools, std::vector<Found> &found) {
+  std::string dir = workDir + "/timed";
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return makeError(dir + ": " + ec.message());
+  std::vector<CompileRecord> compiled(found.size());
+  {
+    DefaultThreadPool pool(hardware_concurrency());
+    for (size_t i = 0; i < found.size(); ++i)
+      pool.async([&, i] {
+        CompileRequest request;
+        request.input = found[i].preparedPath;
+        request.vmfbPath = formatv("{0}/{1}.vmfb", dir, i).str();
+        request.logPath = formatv("{0}/{1}.compile.log", dir, i).str();
+        request.flags = tools::compileFlags();
+        request.family =
+            tools::targetFamily(found[i].preparedText, found[i].preparedPath);
+        request.timeoutSeconds = 300;
+        compiled[i] = compileCandidate(ireeTools, request);
+      });
+    pool.wait();
+  }
+  Expected<DeviceLock> lock = DeviceLock::acquire(deviceLockName(timeDevice));
+  if (!lock)
+    return lock.takeError();
+  std::vector<double> times;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (compiled[i].status != Status::Ok)
+      return makeError(found[i].preparedPath + " does not compile (" +
+                       toString(compiled[i].status) + "): " +
+                       compiled[i].message);
+    BenchRequest request;
+    request.vmfbPath = compiled[i].artifact;
+    request.device = timeDevice;
+    request.repetitions = repetitions;
+    request.jsonPath = formatv("{0}/{1}.bench.json", dir, i).str();
+    request.logPath = formatv("{0}/{1}.bench.log", dir, i).str();
+    request.timeoutSeconds = 300;
+    BenchOutcome timed = runBenchmark(ireeTools, request);
+    if (timed.status != Status::Ok || timed.samplesUs.empty())
+      return makeError(found[i].preparedPath + " could not be timed (" +
+                       toString(timed.status) + "): " + timed.message);
+    times.push_back(median(timed.samplesUs));
+  }
+  for (auto [f, us] : zip(found, times))
+    f.timeUs = us;
+  return Error::success();
 }
 
 /// Calls of `executable` in the model: from the flow-phase count, or 1 (one
@@ -97,7 +170,8 @@ prepareAll(const IreeTools &ireeTools, ArrayRef<std::string> files,
     if (!text)
       return text.takeError();
     byId[id] = found.size();
-    found.push_back({std::move(*dispatch), std::move(*text), occurrences});
+    found.push_back({std::move(*dispatch), prepared, std::move(*text),
+                     occurrences});
   }
   return found;
 }
@@ -146,6 +220,10 @@ Error run() {
   Expected<std::optional<StringMap<double>>> profile = readProfileOption();
   if (!profile)
     return profile.takeError();
+  if (!*profile && !timeDevice.empty())
+    if (Error err = timeDispatches(*ireeTools, *found))
+      errs() << "retune-iree-dump: note: shares from FLOPs x calls: "
+             << toString(std::move(err)) << "\n";
   std::vector<HotCandidate> hot;
   for (const Found &f : *found)
     hot.push_back(hotCandidate(f));

@@ -1,0 +1,69 @@
+"""Prints the model-zoo table of bench/iree/zoo.sh: per model, the medians
+measure.py wrote (IREE default, IREE with Retune's flags + spec,
+onnxruntime; 1 thread) and what the tune did (from the build's
+report/summary.json and flags/chosen.json).
+
+usage: table.py <work dir> <model>...   (reads <work>/<model>/build and
+                                         <work>/<model>/medians.json)
+"""
+import collections
+import json
+import sys
+
+
+def tune_facts(build):
+    summary = json.load(open(f"{build}/report/summary.json"))
+    dispatches = summary["dispatches"]
+    searched = [d for d in dispatches if d.get("candidates", 0) > 0]
+    won = [d for d in dispatches if d.get("winner")]
+    skipped = [d for d in dispatches if d.get("candidates", 0) == 0]
+    reasons = collections.Counter(d.get("note") or d.get("reason", "?")
+                                  for d in skipped)
+    ok = sum(d.get("candidates_ok", 0) for d in dispatches)
+    total = sum(d.get("candidates", 0) for d in dispatches)
+    return {"problems": len(dispatches), "searched": len(searched),
+            "won": len(won),
+            "skipped": len(skipped), "reasons": reasons,
+            "compiled": f"{ok}/{total}",
+            "flags": summary.get("compile_flags", {}).get("chosen", [])}
+
+
+def flag_outcomes(build):
+    chosen = json.load(open(f"{build}/flags/chosen.json"))
+    for s in chosen.get("sets", []):
+        what = (f"{s['ratio']:.3f}x the default's time" if s.get("ratio")
+                else f"{s.get('status')}: {s.get('message', '')[:90]}")
+        yield " ".join(s.get("flags", [])), what
+
+
+def main():
+    work, models = sys.argv[1], sys.argv[2:]
+    print(f"{'model':8} {'IREE default':>13} {'IREE+Retune':>12} "
+          f"{'onnxruntime':>12} {'tuned/default':>14} {'vs ort':>7}  "
+          f"problems searched skipped winners compiled")
+    facts = {}
+    for m in models:
+        med = json.load(open(f"{work}/{m}/medians.json"))["1T"]
+        f = facts[m] = tune_facts(f"{work}/{m}/build")
+        default, tuned, ort = med["default"], med["tuned"], med.get("ort")
+        ort_ms = f"{ort:9.2f} ms" if ort else "        -   "
+        vs_ort = f"{ort / tuned:6.2f}x" if ort else "     - "
+        print(f"{m:8} {default:10.2f} ms {tuned:9.2f} ms {ort_ms} "
+              f"{default / tuned:13.2f}x {vs_ort}  "
+              f"{f['problems']:8} {f['searched']:8} {f['skipped']:7} "
+              f"{f['won']:7} {f['compiled']:>8}")
+    print("(1 thread, median ms; vs ort > 1: IREE+Retune is faster than "
+          "onnxruntime; searched: dispatches with candidates; winners: "
+          "dispatches that beat IREE's default; compiled: candidates that "
+          "compiled / generated)")
+    for m in models:
+        f = facts[m]
+        print(f"\n{m}: compile flags chosen: {' '.join(f['flags']) or '(default)'}")
+        for flags, what in flag_outcomes(f"{work}/{m}/build"):
+            print(f"  flag set [{flags}]: {what}")
+        for reason, n in f["reasons"].most_common():
+            print(f"  skipped {n}: {reason}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,172 @@
+//===- IreeDefaultConfig.cpp - IREE's own CPU config, varied --------------===//
+#include "stages/backends/iree/IreeDefaultConfig.h"
+
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/Regex.h"
+
+#include <cmath>
+
+using namespace llvm;
+
+namespace retune::iree {
+
+namespace {
+
+/// The attribute that starts at `start` (`#dialect.name<...>`), up to its
+/// matching `>`; empty when unbalanced.
+StringRef balancedAttribute(StringRef text, size_t start) {
+  int depth = 0;
+  for (size_t i = text.find('<', start); i < text.size(); ++i) {
+    if (text[i] == '<')
+      ++depth;
+    else if (text[i] == '>' && --depth == 0)
+      return text.slice(start, i + 1);
+  }
+  return {};
+}
+
+/// `key = [a, b, ...]` inside a lowering config; nullopt when absent or not
+/// a plain list of integers (scalable tiles are printed `[n]`).
+std::optional<SmallVector<int64_t>> levelOf(StringRef config, StringRef key) {
+  Regex level(("(^|[<, ])" + key + " = \\[([-0-9, ]*)\\]").str());
+  SmallVector<StringRef> m;
+  if (!level.match(config, &m))
+    return std::nullopt;
+  SmallVector<int64_t> values;
+  SmallVector<StringRef> fields;
+  m[2].split(fields, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef field : fields) {
+    int64_t v = 0;
+    if (field.trim().getAsInteger(10, v))
+      return std::nullopt;
+    values.push_back(v);
+  }
+  return values;
+}
+
+std::string listText(ArrayRef<int64_t> values) {
+  return "[" + join(map_range(values, [](int64_t v) { return std::to_string(v); }),
+                    ", ") +
+         "]";
+}
+
+int64_t elementBytes(const Problem &problem) {
+  StringRef type = problem.elementTypes.empty()
+                       ? StringRef("f32")
+                       : StringRef(problem.elementTypes.back());
+  unsigned bits = 0;
+  type.drop_while([](char c) { return !isDigit(c); }).getAsInteger(10, bits);
+  return std::max<int64_t>(1, bits / 8);
+}
+
+} // namespace
+
+Expected<IreeRootConfig> readRootConfig(StringRef configuredText,
+                                        StringRef fileName) {
+  IreeRootConfig config;
+  StringRef marker = "#iree_cpu.lowering_config<";
+  for (size_t at = configuredText.find(marker); at != StringRef::npos;
+       at = configuredText.find(marker, at + 1)) {
+    StringRef attr = balancedAttribute(configuredText, at);
+    if (!attr.contains("distribution = "))
+      continue;
+    std::optional<SmallVector<int64_t>> distribution =
+        levelOf(attr, "distribution");
+    if (!distribution)
+      continue;
+    config.loweringConfig = attr.str();
+    config.distribution = std::move(*distribution);
+    config.vectorParallel =
+        levelOf(attr, "vector_common_parallel").value_or(SmallVector<int64_t>());
+    config.hasCacheLevel =
+        attr.contains("cache_parallel") || attr.contains("cache_reduction");
+    break;
+  }
+  if (config.loweringConfig.empty())
+    return makeError(fileName + ": IREE set no llvm-cpu lowering_config with "
+                                "a distribution level on any op");
+  size_t info = configuredText.find("#iree_codegen.translation_info<");
+  StringRef translation =
+      info == StringRef::npos ? StringRef() : balancedAttribute(configuredText, info);
+  if (translation.empty())
+    return makeError(fileName + ": IREE set no translation_info");
+  config.translationInfo = translation.str();
+  return config;
+}
+
+std::vector<DistributionVariant>
+distributionVariants(const IreeRootConfig &config, const Problem &problem,
+                     unsigned count, int64_t maxVectorBytes) {
+  size_t loops = problem.loopRanges.size();
+  if (config.distribution.size() != loops ||
+      problem.iteratorTypes.size() != loops)
+    return {};
+  // Per loop, the workgroup tiles to try (the first is IREE's own).
+  std::vector<SmallVector<int64_t>> options(loops);
+  for (size_t i = 0; i < loops; ++i) {
+    int64_t own = config.distribution[i];
+    int64_t range = problem.loopRanges[i];
+    options[i].push_back(own);
+    if (problem.iteratorTypes[i] != "parallel" || range <= 1)
+      continue;
+    int64_t vector = i < config.vectorParallel.size()
+                         ? std::max<int64_t>(1, config.vectorParallel[i])
+                         : 1;
+    int64_t base = own > 0 ? own : range;
+    for (int64_t tile : {base / 2, base * 2, base * 4})
+      if (tile >= vector && tile <= range && tile % vector == 0 &&
+          tile != base)
+        options[i].push_back(tile == range ? 0 : tile);
+  }
+  std::vector<DistributionVariant> variants;
+  SmallVector<size_t> pick(loops, 0);
+  while (true) {
+    DistributionVariant v;
+    bool isOwn = true;
+    for (size_t i = 0; i < loops; ++i) {
+      int64_t tile = options[i][pick[i]];
+      v.distribution.push_back(tile);
+      isOwn &= pick[i] == 0;
+      int64_t own = config.distribution[i] > 0 ? config.distribution[i]
+                                               : problem.loopRanges[i];
+      int64_t mine = tile > 0 ? tile : problem.loopRanges[i];
+      v.cost += std::abs(std::log2(double(mine) / double(own)));
+    }
+    int64_t resultBytes = elementBytes(problem);
+    for (size_t i = 0; i < loops; ++i)
+      if (problem.iteratorTypes[i] == "parallel")
+        resultBytes *= v.distribution[i] > 0 ? v.distribution[i]
+                                             : problem.loopRanges[i];
+    if (!isOwn && (!config.hasCacheLevel || resultBytes <= maxVectorBytes))
+      variants.push_back(std::move(v));
+    size_t i = 0;
+    for (; i < loops; ++i) {
+      if (++pick[i] < options[i].size())
+        break;
+      pick[i] = 0;
+    }
+    if (i == loops)
+      break;
+  }
+  llvm::stable_sort(variants, [](const DistributionVariant &a,
+                                 const DistributionVariant &b) {
+    return a.cost < b.cost;
+  });
+  if (variants.size() > count)
+    variants.resize(count);
+  return variants;
+}
+
+std::string compilationInfoWith(const IreeRootConfig &config,
+                                ArrayRef<int64_t> distribution) {
+  std::string lowering = config.loweringConfig;
+  Regex level("distribution = \\[[-0-9, ]*\\]");
+  lowering = level.sub("distribution = " + listText(distribution), lowering);
+  return "#iree_codegen.compilation_info<lowering_config = " + lowering +
+         ", translation_info = " + config.translationInfo + ">";
+}
+
+} // namespace retune::iree

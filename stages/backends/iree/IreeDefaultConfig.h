@@ -1,0 +1,71 @@
+//===- IreeDefaultConfig.h - IREE's own CPU config, varied ------*- C++ -*-===//
+//
+// Dispatches outside the CPU knob space (convolutions IREE emits as
+// linalg.generic in any layout, data-tiled convolutions, matvecs, ...) still
+// get candidates: IREE picks a lowering config and pipeline for every root
+// op it can compile, so the candidates start from that config (read from
+// `iree-compile --compile-to=executable-configurations`) and vary its
+// `distribution` level, the workgroup tile, keeping IREE's vector levels and
+// pipeline. IREE's default itself is the baseline (the empty spec).
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_BACKENDS_IREE_IREEDEFAULTCONFIG_H
+#define RETUNE_BACKENDS_IREE_IREEDEFAULTCONFIG_H
+
+#include "stages/core/Problem.h"
+
+#include "llvm/ADT/SmallVector.h"
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+/// The root op's config as IREE chose it.
+struct IreeRootConfig {
+  /// `#iree_cpu.lowering_config<...>`, verbatim.
+  std::string loweringConfig;
+  /// `#iree_codegen.translation_info<...>`, verbatim.
+  std::string translationInfo;
+  /// The `distribution` level, one tile per loop (0: the whole loop).
+  llvm::SmallVector<int64_t> distribution;
+  /// The `vector_common_parallel` level (empty when IREE set none).
+  llvm::SmallVector<int64_t> vectorParallel;
+  /// Whether the config has a cache level (IREE then vectorises the fused
+  /// fill at the whole distribution tile; see kMaxVectorBytes).
+  bool hasCacheLevel = false;
+};
+
+/// Reads the root op's config from iree-compile's output at the
+/// executable-configurations phase: the op whose lowering_config has a
+/// `distribution` level, and the function's translation_info.
+llvm::Expected<IreeRootConfig> readRootConfig(llvm::StringRef configuredText,
+                                              llvm::StringRef fileName);
+
+/// One variant of IREE's config.
+struct DistributionVariant {
+  llvm::SmallVector<int64_t> distribution;
+  /// Distance from IREE's choice (sum of |log2| of the tile ratios): the
+  /// variants closest to IREE's own config are tried first.
+  double cost = 0;
+};
+
+/// Variants of `config.distribution` for a root op with these loops: each
+/// parallel loop's workgroup tile halved, kept, doubled or quadrupled
+/// (within [vector tile, loop range], multiples of the vector tile;
+/// reduction loops stay 0), IREE's own choice left out (it is the
+/// baseline), ordered by distance from it, at most `count`. With a cache
+/// level, the distributed result tile stays within `maxVectorBytes`.
+std::vector<DistributionVariant>
+distributionVariants(const IreeRootConfig &config, const Problem &problem,
+                     unsigned count, int64_t maxVectorBytes);
+
+/// `#iree_codegen.compilation_info<...>` of IREE's config with another
+/// distribution level.
+std::string compilationInfoWith(const IreeRootConfig &config,
+                                llvm::ArrayRef<int64_t> distribution);
+
+} // namespace retune::iree
+
+#endif // RETUNE_BACKENDS_IREE_IREEDEFAULTCONFIG_H

@@ -1,0 +1,88 @@
+//===- IreeDefaultConfigTest.cpp ------------------------------------------===//
+#include "stages/backends/iree/IreeDefaultConfig.h"
+
+#include <gtest/gtest.h>
+
+using namespace retune;
+using namespace retune::iree;
+
+namespace {
+
+// What IREE 3.13 printed (--compile-to=executable-configurations) for the
+// ViT decoder's data-tiled ConvTranspose on this CPU, trimmed to the lines
+// read: a fill with a vector-only config, then the root op.
+constexpr const char *kConfigured = R"(
+  func.func @conv() attributes {translation_info = #iree_codegen.translation_info<pipeline = #iree_cpu.pipeline<Mmt4dTilingExpert>>} {
+    %7 = linalg.fill {lowering_config = #iree_cpu.lowering_config<vector_common_parallel = [1, 1, 1, 16, 16]>} ins(%cst : f32) outs(%6 : tensor<1x8x64x64x16xf32>) -> tensor<1x8x64x64x16xf32>
+    %8 = linalg.generic {indexing_maps = [], iterator_types = []} ins(%3, %4) outs(%7) attrs = {lowering_config = #iree_cpu.lowering_config<distribution = [0, 1, 32, 0, 0, 0, 0, 0, 0], vector_common_parallel = [1, 1, 1, 16, 0, 0, 0, 16, 0], vector_reduction = [0, 0, 0, 0, 1, 1, 1, 0, 16]>} {
+)";
+
+Problem conv() {
+  Problem p;
+  p.loopRanges = {1, 8, 64, 64, 16, 4, 4, 16, 16};
+  p.iteratorTypes = {"parallel",  "parallel",  "parallel",
+                     "parallel",  "reduction", "reduction",
+                     "reduction", "parallel",  "reduction"};
+  p.elementTypes = {"f32", "f32", "f32"};
+  return p;
+}
+
+TEST(IreeDefaultConfig, ReadsTheRootOpsConfig) {
+  llvm::Expected<IreeRootConfig> config = readRootConfig(kConfigured, "c.mlir");
+  ASSERT_TRUE(static_cast<bool>(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->distribution,
+            (llvm::SmallVector<int64_t>{0, 1, 32, 0, 0, 0, 0, 0, 0}));
+  EXPECT_EQ(config->vectorParallel[3], 16);
+  EXPECT_FALSE(config->hasCacheLevel);
+  EXPECT_EQ(config->translationInfo,
+            "#iree_codegen.translation_info<pipeline = "
+            "#iree_cpu.pipeline<Mmt4dTilingExpert>>");
+  std::string info = compilationInfoWith(*config, {0, 2, 16, 0, 0, 0, 0, 0, 0});
+  EXPECT_NE(info.find("lowering_config = #iree_cpu.lowering_config<"
+                      "distribution = [0, 2, 16, 0, 0, 0, 0, 0, 0], "
+                      "vector_common_parallel = [1, 1, 1, 16, 0, 0, 0, 16, 0]"),
+            std::string::npos)
+      << info;
+  EXPECT_NE(info.find(", translation_info = #iree_codegen.translation_info<"),
+            std::string::npos);
+}
+
+TEST(IreeDefaultConfig, VariantsStayNearIreesTileAndInsideTheLoops) {
+  IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
+  std::vector<DistributionVariant> variants =
+      distributionVariants(config, conv(), 100, 32768);
+  ASSERT_FALSE(variants.empty());
+  for (const DistributionVariant &v : variants) {
+    EXPECT_NE(v.distribution, config.distribution);
+    // Reduction loops are never distributed; a tile never exceeds its loop
+    // and is a multiple of IREE's vector tile (16 on loop 3).
+    for (size_t i : {4, 5, 6, 8})
+      EXPECT_EQ(v.distribution[i], 0);
+    EXPECT_LE(v.distribution[2], 64);
+    EXPECT_EQ(v.distribution[3] % 16, 0);
+  }
+  // One step away from IREE's tile comes first.
+  EXPECT_DOUBLE_EQ(variants.front().cost, 1.0);
+  EXPECT_EQ(distributionVariants(config, conv(), 3, 32768).size(), 3u);
+}
+
+TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
+  IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
+  config.hasCacheLevel = true;
+  for (const DistributionVariant &v :
+       distributionVariants(config, conv(), 100, 32768)) {
+    int64_t bytes = 4;
+    for (size_t i : {0, 1, 2, 3, 7})
+      bytes *= v.distribution[i] ? v.distribution[i] : conv().loopRanges[i];
+    EXPECT_LE(bytes, 32768);
+  }
+}
+
+TEST(IreeDefaultConfig, NoDistributionIsAnError) {
+  llvm::Expected<IreeRootConfig> none = readRootConfig(
+      "#iree_cpu.lowering_config<vector_common_parallel = [1]>", "x.mlir");
+  ASSERT_FALSE(static_cast<bool>(none));
+  EXPECT_NE(llvm::toString(none.takeError()).find("x.mlir"), std::string::npos);
+}
+
+} // namespace
