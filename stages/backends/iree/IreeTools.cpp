@@ -253,4 +253,23 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths) {
   return tools;
 }
 
+Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
+                              StringRef logDir) {
+  if (Error err = createParentDirs((logDir + "/x").str()))
+    return std::move(err);
+  return findIreeTools({options.compile, options.opt, options.benchmark, "",
+                        options.version});
+}
+
+Expected<IreeSyntax> syntaxFrom(const IreeToolOptions &options) {
+  if (options.version.empty())
+    return makeError("--iree-version is required (retune plan passes the "
+                     "detected release)");
+  Expected<IreeVersion> parsed =
+      parseIreeVersion("IREE compiler version " + options.version);
+  if (!parsed)
+    return parsed.takeError();
+  return syntaxFor(parsed->line);
+}
+
 } // namespace retune::iree

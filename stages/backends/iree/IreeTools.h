@@ -103,6 +103,23 @@ struct IreeToolPaths {
   std::string fallbackDir;
 };
 
+/// What every retune-iree-* stage is told about IREE: the tools the plan
+/// resolved, the release it pinned, and the model's flags.
+struct IreeToolOptions {
+  std::string compile, opt, benchmark;
+  /// The pinned release (`--iree-version`).
+  std::string version;
+  std::vector<std::string> compileFlags;
+  std::vector<std::string> benchFlags;
+};
+
+/// The tools of `options` (creating `logDir` for their logs).
+Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
+                              llvm::StringRef logDir);
+
+/// The spellings of the pinned release; no tool is run.
+Expected<IreeSyntax> syntaxFrom(const IreeToolOptions &options);
+
 /// Finds the tools and reads the version by running `iree-compile --version`
 /// (unless pinned). A missing tool or an unsupported version is one error
 /// naming the tool and the fix.

@@ -1,42 +1,28 @@
-//===- IreeCandidatesMain.cpp - retune-iree-candidates --------------------===//
+//===- IreeCandidatesMain.cpp - retune-iree-candidates: space -> specs ---===//
 //
-// One dispatch -> candidate tuning specs in IREE's format: the GPU search
-// spaces (stages/gpu) for ROCm targets, the CPU knob space (stages/cpu, the
-// mlir-cpu backend's) rendered as #iree_cpu.lowering_config for llvm-cpu.
-// Also writes baseline.spec.mlir, the empty spec the baseline is
-// compiled with. Every spec is verified before it is written; unchanged specs
-// keep their mtime and specs beyond --count are removed.
+// The command line of the iree candidates stage
+// (stages/backends/iree/CandidatesStage.h does the work).
 //
 //===----------------------------------------------------------------------===//
-#include "stages/search/cpu/CpuDefaults.h"
-#include "stages/search/cpu/CpuSpace.h"
-#include "stages/search/gpu/Candidates.h"
-#include "stages/backends/iree/IreeDefaultConfig.h"
-#include "stages/backends/iree/IreeReader.h"
-#include "stages/backends/iree/IreeSpec.h"
-#include "stages/tools/iree/ToolOptions.h"
-#include "stages/support/FileUtil.h"
-#include "stages/core/Subprocess.h"
+#include "stages/backends/iree/CandidatesStage.h"
 #include "stages/support/ToolMain.h"
+#include "stages/tools/iree/ToolOptions.h"
 
-#include "llvm/ADT/StringExtras.h"
-#include "llvm/ADT/StringSet.h"
-#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
-
-#include <chrono>
-#include <cmath>
 
 using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> problemPath("problem", cl::Required,
-                                        cl::desc("dispatches/<id>/problem.json"),
-                                        cl::cat(tools::category()));
-static cl::opt<std::string> dispatchPath("dispatch", cl::Required,
-                                         cl::desc("dispatches/<id>/dispatch.mlir"),
-                                         cl::cat(tools::category()));
+static cl::opt<std::string>
+    problemPath("problem", cl::Required,
+                cl::desc("dispatches/<id>/problem.json"),
+                cl::cat(tools::category()));
+static cl::opt<std::string>
+    dispatchPath("dispatch", cl::Required,
+                 cl::desc("dispatches/<id>/dispatch.mlir"),
+                 cl::cat(tools::category()));
 static cl::opt<std::string> gpuOptionsPath("gpu-options",
                                            cl::desc("TOML with a [gpu] table"),
                                            cl::cat(tools::category()));
@@ -52,308 +38,6 @@ static cl::opt<std::string> skipReason("skip-reason",
                                                 "this reason"),
                                        cl::cat(tools::category()));
 
-namespace {
-
-/// A configured candidate before it becomes a spec file.
-struct Planned {
-  SpecEntry spec;
-  json::Object config;
-  double cost = 0;
-};
-
-/// What the CPU knob space needs to know about an llvm-cpu target.
-cpu::CpuHost hostOf(const IreeTarget &target) {
-  cpu::CpuHost host;
-  host.cpuName = target.arch;
-  StringRef features = target.cpuFeatures;
-  if (features.contains("+avx512f")) {
-    host.vectorBits = 512;
-    host.vectorRegisters = 32;
-  } else if (features.contains("+avx")) {
-    host.vectorBits = 256;
-  } else {
-    host.vectorBits = 128;
-    host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
-  }
-  return host;
-}
-
-/// IREE's llvm-cpu pipeline rejects any vector larger than this
-/// ("One or more operations with large vector sizes (32768 bytes) were
-/// found", measured with IREE 3.13).
-constexpr int64_t kMaxVectorBytes = 32768;
-
-/// Bytes of the result tile one workgroup owns: distribution tiles, with 0
-/// (not distributed) meaning the whole loop.
-int64_t distributedResultBytes(const Problem &problem,
-                               ArrayRef<int64_t> distribution) {
-  int64_t elements = 1;
-  for (auto [i, type] : enumerate(problem.iteratorTypes))
-    if (type != "reduction") {
-      int64_t tile = i < distribution.size() ? distribution[i] : 0;
-      elements *= tile > 0 ? tile : problem.loopRanges[i];
-    }
-  StringRef type = problem.elementTypes.empty() ? "f32"
-                                                : StringRef(problem.elementTypes.back());
-  return elements * std::max(1u, cpu::elementBits(type) / 8);
-}
-
-/// The CPU config as IREE's tiling levels: outer tiles distribute, the
-/// reduction tiles are the cache level, register tiles split into the
-/// parallel and reduction vector levels.
-///
-/// With a cache_reduction level, IREE 3.13 vectorises the fill and the fused
-/// elementwise ops of the dispatch at the whole distribution tile; beyond
-/// 32 KB that is rejected. Such configs drop the cache level (and then
-/// compile, and ran 1.3-2x faster in isolation than with it).
-CpuTileSizes tilesOf(const Problem &problem, const cpu::CpuConfig &config) {
-  CpuTileSizes tiles;
-  for (auto [i, type] : enumerate(problem.iteratorTypes)) {
-    bool reduction = type == "reduction";
-    auto at = [&](ArrayRef<int64_t> v) { return i < v.size() ? v[i] : 0; };
-    tiles.distribution.push_back(reduction ? 0 : at(config.outerTiles));
-    tiles.cacheReduction.push_back(reduction ? at(config.reductionTiles) : 0);
-    tiles.vectorCommonParallel.push_back(reduction ? 0
-                                                   : at(config.registerTiles));
-    tiles.vectorReduction.push_back(reduction ? at(config.registerTiles) : 0);
-  }
-  if (distributedResultBytes(problem, tiles.distribution) > kMaxVectorBytes)
-    std::fill(tiles.cacheReduction.begin(), tiles.cacheReduction.end(), 0);
-  return tiles;
-}
-
-/// Data-tiled matmuls (`linalg.mmt4d`, loops M1 N1 K1 M0 N0 K0): IREE
-/// picks the inner tiles (M0 N0 K0) for the target's registers and runs them
-/// with Mmt4dTilingExpert; what is left to tune is how many outer tiles a
-/// workgroup takes (distribution of M1 and N1). Configs of the
-/// DoubleTilingExpert space ran 30-67x slower here (measured, IREE 3.13).
-std::vector<Planned> mmt4dCandidates(const Problem &problem,
-                                     const IreeSyntax &syntax,
-                                     uint64_t &total) {
-  ArrayRef<int64_t> r = problem.loopRanges;
-  auto divisors = [](int64_t n) {
-    SmallVector<int64_t> d;
-    for (int64_t k = 1; k <= n && k <= 64; ++k)
-      if (n % k == 0)
-        d.push_back(k);
-    return d;
-  };
-  std::vector<Planned> planned;
-  for (int64_t m1 : divisors(r[0]))
-    for (int64_t n1 : divisors(r[1])) {
-      CpuTileSizes tiles;
-      tiles.distribution = {m1, n1, 0, 0, 0, 0};
-      tiles.vectorCommonParallel = {1, 1, 0, r[3], r[4], 0};
-      tiles.vectorReduction = {0, 0, 1, 0, 0, r[5]};
-      // Heuristic order: workgroups of about eight outer tiles first (enough
-      // work to amortise a workgroup, small enough to stay in L2).
-      double cost = std::abs(std::log2(double(m1 * n1)) - 3.0) +
-                    0.1 * std::abs(std::log2(double(m1) / double(n1)));
-      planned.push_back(
-          {SpecEntry{problem,
-                     cpuCompilationInfo(tiles, syntax.pipeline(
-                                                   "cpu", "Mmt4dTilingExpert")),
-                     ""},
-           json::Object{{"pipeline", "Mmt4dTilingExpert"},
-                        {"distribution_m1", m1},
-                        {"distribution_n1", n1}},
-           cost});
-    }
-  total = planned.size();
-  llvm::stable_sort(planned, [](const Planned &a, const Planned &b) {
-    return a.cost < b.cost;
-  });
-  if (planned.size() > candidateCount)
-    planned.resize(candidateCount);
-  return planned;
-}
-
-/// Dispatches outside the CPU knob space: IREE's own config for the root
-/// op, read from iree-compile at the executable-configurations phase, with
-/// its workgroup tiles varied (IreeDefaultConfig.h). `outside` says why the
-/// space does not cover it; it stays in the note when this fails too.
-Expected<std::vector<Planned>> ireeConfigCandidates(const Problem &problem,
-                                                    StringRef outside,
-                                                    uint64_t &total) {
-  auto fail = [&](const Twine &why) {
-    return makeError(outside + "; and IREE's own config cannot be varied: " +
-                     why);
-  };
-  Expected<IreeTools> ireeTools = tools::toolsFromOptions(outputDir);
-  if (!ireeTools)
-    return fail(toString(ireeTools.takeError()));
-  std::string configured = outputDir + "/iree-config.mlir";
-  std::string log = outputDir + "/iree-config.log";
-  ChildOutcome outcome = runLimited(
-      ireeTools->compile,
-      {dispatchPath, "--compile-to=executable-configurations", "-o", configured},
-      /*timeoutSeconds=*/300, 0, log);
-  if (outcome.status != Status::Ok)
-    return fail("iree-compile --compile-to=executable-configurations failed (" +
-                outcome.message + "; log: " + log + ")");
-  Expected<std::string> text = readFile(configured);
-  if (!text)
-    return fail(toString(text.takeError()));
-  Expected<IreeRootConfig> config = readRootConfig(*text, configured);
-  if (!config)
-    return fail(toString(config.takeError()));
-  std::vector<DistributionVariant> variants = distributionVariants(
-      *config, problem, std::numeric_limits<unsigned>::max(), kMaxVectorBytes);
-  total = variants.size();
-  if (variants.empty())
-    return fail("no other workgroup tile fits (IREE's: " +
-                join(map_range(config->distribution,
-                               [](int64_t v) { return std::to_string(v); }),
-                     "x") +
-                ")");
-  std::vector<Planned> planned;
-  for (const DistributionVariant &v : variants) {
-    if (planned.size() == candidateCount)
-      break;
-    json::Array distribution;
-    for (int64_t tile : v.distribution)
-      distribution.push_back(tile);
-    planned.push_back(
-        {SpecEntry{problem, compilationInfoWith(*config, v.distribution), ""},
-         json::Object{{"pipeline", "IREE's own config"},
-                      {"translation_info", config->translationInfo},
-                      {"distribution", std::move(distribution)}},
-         v.cost});
-  }
-  return planned;
-}
-
-Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
-                                             const IreeTarget &target,
-                                             const IreeSyntax &syntax,
-                                             uint64_t &total) {
-  if (problem.opName == "linalg.mmt4d" && problem.loopRanges.size() == 6)
-    return mmt4dCandidates(problem, syntax, total);
-  Expected<cpu::CpuSpaceResult> space =
-      cpu::enumerateCpuSpace(problem, hostOf(target), {});
-  if (!space)
-    return ireeConfigCandidates(problem, toString(space.takeError()), total);
-  total = space->totalSolutions;
-  std::string pipeline = syntax.pipeline(
-      "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
-                                                 : "DoubleTilingExpert");
-  std::vector<Planned> planned;
-  // Configs that differ only in knobs IREE's lowering config cannot express
-  // (k_unroll, packing) render to the same spec: one candidate each.
-  StringSet<> rendered;
-  for (const cpu::RankedConfig &ranked : space->ranked) {
-    if (planned.size() == candidateCount)
-      break;
-    std::string info = cpuCompilationInfo(tilesOf(problem, ranked.config), pipeline);
-    if (!rendered.insert(info).second)
-      continue;
-    planned.push_back({SpecEntry{problem, info, ""}, cpu::toJson(ranked.config),
-                       ranked.cost});
-  }
-  return planned;
-}
-
-Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
-                                             StringRef dispatchText,
-                                             const IreeSyntax &syntax,
-                                             uint64_t &total) {
-  std::string optionsText;
-  if (!gpuOptionsPath.empty()) {
-    Expected<std::string> text = readFile(gpuOptionsPath);
-    if (!text)
-      return text.takeError();
-    optionsText = std::move(*text);
-  }
-  Expected<gpu::GpuSearchOptions> options =
-      gpu::parseGpuOptionsText(optionsText, gpuOptionsPath);
-  if (!options)
-    return options.takeError();
-  Expected<gpu::GpuTarget> target =
-      gpu::resolveTarget(dispatchText, problem.target);
-  if (!target)
-    return target.takeError();
-  Expected<gpu::CandidateSet> set =
-      gpu::generateCandidates(problem, *target, *options);
-  if (!set)
-    return set.takeError();
-  total = set->configurations;
-  std::vector<Planned> planned;
-  for (auto [n, c] : enumerate(set->candidates)) {
-    if (planned.size() == candidateCount)
-      break;
-    std::string info = syntax.respell(c.compilationInfo);
-    planned.push_back(
-        {SpecEntry{problem, info, "", c.decompositionConfig},
-         json::Object{{"pipeline", gpu::toString(c.config.pipeline)},
-                      {"compilation_info", info}},
-         static_cast<double>(n)});
-  }
-  return planned;
-}
-
-Expected<std::vector<Planned>> planCandidates(const Problem &problem,
-                                              uint64_t &total) {
-  Expected<IreeSyntax> syntax = tools::syntaxFromOptions();
-  if (!syntax)
-    return syntax.takeError();
-  Expected<std::string> text = readFile(dispatchPath);
-  if (!text)
-    return text.takeError();
-  // The file's root op is no longer marked: only its target is read here.
-  Expected<std::vector<IreeTarget>> targets =
-      readIreeTargets(*text, dispatchPath);
-  if (!targets)
-    return targets.takeError();
-  if (targets->empty())
-    return makeError(dispatchPath + ": no #hal.executable.target; re-run "
-                                    "the dump");
-  if (targets->front().isGpu())
-    return gpuCandidates(problem, *text, *syntax, total);
-  return cpuCandidates(problem, targets->front(), *syntax, total);
-}
-
-Error run() {
-  Expected<DispatchEntry> dispatch = readDispatchProblem(problemPath);
-  if (!dispatch)
-    return dispatch.takeError();
-  const DispatchEntry &entry = *dispatch;
-  if (Error err = writeTuningSpec(outputDir + "/baseline.spec.mlir",
-                                  emitEmptySpec()))
-    return err;
-  CandidateIndex index;
-  index.dispatch = entry.id;
-  index.startedAt = unixSeconds();
-  std::vector<Planned> planned;
-  if (!skipReason.empty()) {
-    index.note = skipReason;
-  } else {
-    auto start = std::chrono::steady_clock::now();
-    Expected<std::vector<Planned>> found =
-        planCandidates(entry.problem, index.totalSolutions);
-    index.enumerationSeconds = std::chrono::duration<double>(
-                                   std::chrono::steady_clock::now() - start)
-                                   .count();
-    // Outside every search space: the dispatch keeps IREE's default and the
-    // report says why.
-    if (!found)
-      index.note = toString(found.takeError());
-    else
-      planned = std::move(*found);
-  }
-  for (auto [n, p] : enumerate(planned)) {
-    std::string file = formatv("{0}.spec.mlir", n).str();
-    if (Error err = writeTuningSpec(outputDir + "/" + file,
-                                    emitTuningSpec({p.spec})))
-      return err;
-    index.candidates.push_back(CandidateEntry{static_cast<unsigned>(n), file,
-                                              std::move(p.config), p.cost});
-  }
-  removeNumberedFiles(outputDir, ".spec.mlir", planned.size());
-  return writeJsonFile(outputDir + "/index.json", toJson(index));
-}
-
-} // namespace
-
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   tools::parseOptions(
@@ -362,5 +46,14 @@ int main(int argc, char **argv) {
       "(ROCm: stages/gpu; llvm-cpu: the CPU knob space) and write the first "
       "--count configurations as verified IREE tuning specs, plus "
       "baseline.spec.mlir.\n");
-  return finishTool("retune-iree-candidates", run());
+  retune::iree::CandidatesOptions options;
+  options.iree = iree::tools::toolOptionsFromCommandLine();
+  options.problemPath = problemPath;
+  options.dispatchPath = dispatchPath;
+  options.gpuOptionsPath = gpuOptionsPath;
+  options.outputDir = outputDir;
+  options.candidateCount = candidateCount;
+  options.skipReason = skipReason;
+  return finishTool("retune-iree-candidates",
+                    iree::runCandidatesStage(options));
 }

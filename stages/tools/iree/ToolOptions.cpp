@@ -43,21 +43,23 @@ void parseOptions(int argc, char **argv, StringRef overview) {
   cl::ParseCommandLineOptions(argc, argv, overview);
 }
 
+IreeToolOptions toolOptionsFromCommandLine() {
+  IreeToolOptions options;
+  options.compile = compilePath;
+  options.opt = optPath;
+  options.benchmark = benchmarkPath;
+  options.version = version;
+  options.compileFlags.assign(compileFlagList.begin(), compileFlagList.end());
+  options.benchFlags.assign(benchFlagList.begin(), benchFlagList.end());
+  return options;
+}
+
 Expected<IreeTools> toolsFromOptions(StringRef logDir) {
-  if (Error err = createParentDirs((logDir + "/x").str()))
-    return std::move(err);
-  return findIreeTools({compilePath, optPath, benchmarkPath, "", version});
+  return toolsFrom(toolOptionsFromCommandLine(), logDir);
 }
 
 Expected<IreeSyntax> syntaxFromOptions() {
-  if (version.empty())
-    return makeError("--iree-version is required (retune plan passes the "
-                     "detected release)");
-  Expected<IreeVersion> parsed =
-      parseIreeVersion("IREE compiler version " + version);
-  if (!parsed)
-    return parsed.takeError();
-  return syntaxFor(parsed->line);
+  return syntaxFrom(toolOptionsFromCommandLine());
 }
 
 std::vector<std::string> compileFlags() {

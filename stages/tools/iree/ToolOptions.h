@@ -26,6 +26,9 @@ llvm::cl::OptionCategory &category();
 /// Parses the command line, shows only our options in --help.
 void parseOptions(int argc, char **argv, llvm::StringRef overview);
 
+/// The shared options as parsed from the command line.
+IreeToolOptions toolOptionsFromCommandLine();
+
 /// The tools named on the command line (or found on PATH), with the version
 /// from --iree-version or, without it, from `iree-compile --version`.
 Expected<IreeTools> toolsFromOptions(llvm::StringRef logDir);
