@@ -722,4 +722,18 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
   return dispatch;
 }
 
+std::string targetFamily(StringRef mlirText, StringRef fileName) {
+  Expected<std::vector<IreeTarget>> targets =
+      readIreeTargets(mlirText, fileName);
+  if (!targets) {
+    consumeError(targets.takeError());
+    return "gpu";
+  }
+  for (const IreeTarget &target : *targets)
+    if (target.isGpu())
+      return "gpu";
+  return targets->empty() ? "gpu" : "cpu";
+}
+
+
 } // namespace retune::iree

@@ -134,6 +134,10 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
                                        llvm::StringRef logPath,
                                        unsigned timeoutSeconds = 300);
 
+/// "cpu" when the file's executable target is llvm-cpu, else "gpu": how a
+/// spec is passed to iree-compile (CPU before v3.11 differs).
+std::string targetFamily(llvm::StringRef mlirText, llvm::StringRef fileName);
+
 } // namespace retune::iree
 
 #endif // RETUNE_IREE_IREEREADER_H

@@ -69,19 +69,6 @@ std::vector<std::string> benchFlags() {
   return {benchFlagList.begin(), benchFlagList.end()};
 }
 
-std::string targetFamily(StringRef mlirText, StringRef fileName) {
-  Expected<std::vector<IreeTarget>> targets =
-      readIreeTargets(mlirText, fileName);
-  if (!targets) {
-    consumeError(targets.takeError());
-    return "gpu";
-  }
-  for (const IreeTarget &target : *targets)
-    if (target.isGpu())
-      return "gpu";
-  return targets->empty() ? "gpu" : "cpu";
-}
-
 std::string emptyTuningSpec() { return emitTuningSpec({}); }
 
 Expected<BenchRecord> readBenchRecord(StringRef path) {

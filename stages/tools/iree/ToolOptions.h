@@ -10,6 +10,7 @@
 #ifndef RETUNE_IREE_TOOLS_TOOLOPTIONS_H
 #define RETUNE_IREE_TOOLS_TOOLOPTIONS_H
 
+#include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/core/Records.h"
 
@@ -39,9 +40,8 @@ Expected<IreeSyntax> syntaxFromOptions();
 std::vector<std::string> compileFlags();
 std::vector<std::string> benchFlags();
 
-/// "cpu" when the file's executable target is llvm-cpu, else "gpu": how a
-/// spec is passed to iree-compile (CPU before v3.11 differs).
-std::string targetFamily(llvm::StringRef mlirText, llvm::StringRef fileName);
+/// How a spec is passed to iree-compile (IreeReader.h).
+using iree::targetFamily;
 
 /// The spec linked when nothing is tuned: a valid tuning spec whose single
 /// foreach_match has no matchers.

@@ -1,0 +1,246 @@
+//===- DumpStage.cpp - A model's dispatches, problems and shares -------===//
+//
+// Dumps the model's dispatch benchmarks with iree-compile, strips their
+// configurations with iree-opt, and writes the same files retune-dump does:
+// dispatches/index.json (heaviest first, with each dispatch's share of the
+// model's work: with --device, each dispatch's measured time x calls; time
+// from --profile; else FLOPs x calls; calls are counted in the model
+// compiled to the flow phase) and per dispatch
+// <id>/problem.json and <id>/dispatch.mlir (the stripped benchmark every
+// candidate compiles from). A benchmark whose root op is not a contraction,
+// convolution or attention is listed on stderr and keeps IREE's default.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/iree/DumpStage.h"
+
+#include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeRun.h"
+#include "stages/support/DeviceLock.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <map>
+
+using namespace llvm;
+using namespace retune;
+using namespace retune::iree;
+
+namespace retune::iree {
+
+/// The options of this process's run (one per process).
+static DumpOptions options;
+
+namespace {
+
+/// One distinct dispatch (benchmarks with the same Problem are one).
+struct Found {
+  IreeDispatch dispatch;
+  std::string preparedPath;
+  std::string preparedText;
+  unsigned occurrences = 1;
+  /// One call with IREE's default config (0: not timed).
+  double timeUs = 0;
+};
+
+HotCandidate hotCandidate(const Found &f) {
+  const IreeDispatch &d = f.dispatch;
+  return {d.problem.stableId(),
+          {d.exportName, d.funcName, d.benchmarkFunction, d.executable},
+          d.problem.flops(),
+          f.occurrences,
+          f.timeUs};
+}
+
+/// Shares by time: every distinct dispatch compiled with IREE's default
+/// config (compiles in parallel) and timed on `options.timeDevice`, one at a
+/// time under the device's lock. FLOPs mislead on CPU (a matvec called 38 times
+/// weighs little by FLOPs and much by time). Any failure leaves every
+/// dispatch untimed, so the shares fall back to FLOPs x calls together.
+Error timeDispatches(const IreeTools &ireeTools, std::vector<Found> &found) {
+  std::string dir = options.workDir + "/timed";
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return makeError(dir + ": " + ec.message());
+  std::vector<CompileRecord> compiled(found.size());
+  {
+    DefaultThreadPool pool(hardware_concurrency());
+    for (size_t i = 0; i < found.size(); ++i)
+      pool.async([&, i] {
+        CompileRequest request;
+        request.input = found[i].preparedPath;
+        request.vmfbPath = formatv("{0}/{1}.vmfb", dir, i).str();
+        request.logPath = formatv("{0}/{1}.compile.log", dir, i).str();
+        request.flags = options.iree.compileFlags;
+        request.family =
+            targetFamily(found[i].preparedText, found[i].preparedPath);
+        request.timeoutSeconds = 300;
+        compiled[i] = compileCandidate(ireeTools, request);
+      });
+    pool.wait();
+  }
+  Expected<DeviceLock> lock =
+      DeviceLock::acquire(deviceLockName(options.timeDevice));
+  if (!lock)
+    return lock.takeError();
+  std::vector<double> times;
+  for (size_t i = 0; i < found.size(); ++i) {
+    if (compiled[i].status != Status::Ok)
+      return makeError(found[i].preparedPath + " does not compile (" +
+                       toString(compiled[i].status) +
+                       "): " + compiled[i].message);
+    BenchRequest request;
+    request.vmfbPath = compiled[i].artifact;
+    request.device = options.timeDevice;
+    request.repetitions = options.repetitions;
+    request.jsonPath = formatv("{0}/{1}.bench.json", dir, i).str();
+    request.logPath = formatv("{0}/{1}.bench.log", dir, i).str();
+    request.timeoutSeconds = 300;
+    BenchOutcome timed = runBenchmark(ireeTools, request);
+    if (timed.status != Status::Ok || timed.samplesUs.empty())
+      return makeError(found[i].preparedPath + " could not be timed (" +
+                       toString(timed.status) + "): " + timed.message);
+    times.push_back(median(timed.samplesUs));
+  }
+  for (auto [f, us] : zip(found, times))
+    f.timeUs = us;
+  return Error::success();
+}
+
+/// Calls of `executable` in the model: from the flow-phase count, or 1 (one
+/// benchmark file) when the count is unavailable.
+unsigned callsOf(const std::optional<StringMap<unsigned>> &calls,
+                 StringRef executable) {
+  if (!calls)
+    return 1;
+  auto it = calls->find(executable);
+  return it == calls->end() ? 1 : std::max(1u, it->second);
+}
+
+Expected<std::vector<Found>>
+prepareAll(const IreeTools &ireeTools, ArrayRef<std::string> files,
+           const std::optional<StringMap<unsigned>> &calls) {
+  std::vector<Found> found;
+  std::map<std::string, size_t> byId;
+  for (const std::string &file : files) {
+    std::string stem = sys::path::stem(file).str();
+    std::string prepared = options.workDir + "/prepared/" + stem + ".mlir";
+    Expected<IreeDispatch> dispatch =
+        prepareDispatch(ireeTools, file, prepared,
+                        options.workDir + "/logs/" + stem + ".strip.log");
+    if (!dispatch) {
+      errs() << "retune-iree-dump: note: " << file
+             << " keeps IREE's default configuration: "
+             << toString(dispatch.takeError()) << "\n";
+      continue;
+    }
+    std::string id = dispatch->problem.stableId();
+    unsigned occurrences = callsOf(calls, dispatch->executable);
+    if (auto it = byId.find(id); it != byId.end()) {
+      found[it->second].occurrences += occurrences;
+      continue;
+    }
+    Expected<std::string> text = readFile(prepared);
+    if (!text)
+      return text.takeError();
+    byId[id] = found.size();
+    found.push_back(
+        {std::move(*dispatch), prepared, std::move(*text), occurrences});
+  }
+  return found;
+}
+
+Expected<std::optional<StringMap<double>>> readProfileOption() {
+  if (options.profilePath.empty())
+    return std::nullopt;
+  Expected<std::string> text = readFile(options.profilePath);
+  if (!text)
+    return text.takeError();
+  Expected<StringMap<double>> profile = readProfile(*text, options.profilePath);
+  if (!profile)
+    return profile.takeError();
+  return std::optional<StringMap<double>>(std::move(*profile));
+}
+
+Error run() {
+  if (!sys::fs::exists(options.modelPath))
+    return makeError(options.modelPath +
+                     ": no such file; check [model] path in "
+                     "tune.toml");
+  Expected<IreeTools> ireeTools =
+      toolsFrom(options.iree, options.workDir + "/logs");
+  if (!ireeTools)
+    return ireeTools.takeError();
+  std::string benchmarks = options.workDir + "/benchmarks";
+  // Benchmarks of an earlier model version must not be read as this one's.
+  sys::fs::remove_directories(benchmarks);
+  Expected<std::vector<std::string>> files = runDump(
+      *ireeTools, options.modelPath, options.iree.compileFlags, benchmarks,
+      options.workDir + "/logs/dump.log", options.timeoutSeconds);
+  if (!files)
+    return files.takeError();
+  // Shares weigh each dispatch by its calls, not by its benchmark files
+  // (IREE dumps one per executable however often the model calls it).
+  std::optional<StringMap<unsigned>> calls;
+  Expected<StringMap<unsigned>> counted = runDispatchCallCount(
+      *ireeTools, options.modelPath, options.iree.compileFlags,
+      options.workDir + "/model.flow.mlir", options.workDir + "/logs/flow.log",
+      options.timeoutSeconds);
+  if (counted)
+    calls = std::move(*counted);
+  else
+    errs() << "retune-iree-dump: note: counting one call per dispatch: "
+           << toString(counted.takeError()) << "\n";
+  Expected<std::vector<Found>> found = prepareAll(*ireeTools, *files, calls);
+  if (!found)
+    return found.takeError();
+  Expected<std::optional<StringMap<double>>> profile = readProfileOption();
+  if (!profile)
+    return profile.takeError();
+  if (!*profile && !options.timeDevice.empty())
+    if (Error err = timeDispatches(*ireeTools, *found))
+      errs() << "retune-iree-dump: note: shares from FLOPs x calls: "
+             << toString(std::move(err)) << "\n";
+  std::vector<HotCandidate> hot;
+  for (const Found &f : *found)
+    hot.push_back(hotCandidate(f));
+  // Shares only: min_share and top_k are applied by the planner, which
+  // records why a dispatch is skipped.
+  HotSelection weights =
+      selectHotDispatches(hot, {}, *profile ? &**profile : nullptr);
+  DispatchIndex index;
+  index.model = options.modelPath;
+  for (auto [i, f] : enumerate(*found)) {
+    const IreeDispatch &d = f.dispatch;
+    DispatchEntry entry{hot[i].id,         d.exportName,      d.funcName,
+                        d.problem.flops(), weights.shares[i], f.occurrences,
+                        d.problem};
+    index.totalFlops += entry.flops * entry.occurrences;
+    std::string dir = options.outputDir + "/" + entry.id;
+    if (Error err = writeFileIfChanged(dir + "/dispatch.mlir", f.preparedText))
+      return err;
+    if (Error err = writeJsonFile(
+            dir + "/problem.json",
+            toJson(DispatchIndex{options.modelPath, entry.flops, {entry}})))
+      return err;
+    index.dispatches.push_back(std::move(entry));
+  }
+  llvm::stable_sort(index.dispatches,
+                    [](const DispatchEntry &a, const DispatchEntry &b) {
+                      return a.share > b.share;
+                    });
+  return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+}
+
+} // namespace
+
+Error runDumpStage(const DumpOptions &stageOptions) {
+  options = stageOptions;
+  return run();
+}
+
+} // namespace retune::iree

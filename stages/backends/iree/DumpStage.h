@@ -1,0 +1,45 @@
+//===- DumpStage.h - A model's dispatches, problems and shares -*- C++ -*-===//
+//
+// The work of the stage tool, callable from a unit: its main
+// (stages/tools/iree/IreeDumpMain.cpp) only parses the command line into
+// DumpOptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_STAGES_BACKENDS_IREE_DUMPSTAGE_H
+#define RETUNE_STAGES_BACKENDS_IREE_DUMPSTAGE_H
+
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/support/LLVM.h"
+
+#include <cstdint>
+#include <string>
+
+namespace retune::iree {
+
+struct DumpOptions {
+  /// IREE's tools, release and flags.
+  IreeToolOptions iree;
+  /// The model iree-compile reads
+  std::string modelPath{};
+  /// Dispatches directory
+  std::string outputDir{};
+  /// Scratch directory (benchmarks,  logs)
+  std::string workDir{};
+  /// Weigh dispatches by this  profile's times
+  std::string profilePath{};
+  /// Seconds the dump may take
+  unsigned timeoutSeconds = 1800;
+  /// Time each dispatch with IREE's default config on  this device: shares are
+  /// time x calls (empty:  FLOPs x calls)
+  std::string timeDevice{};
+  /// Benchmark repetitions of each  dispatch's timing
+  unsigned repetitions = 3;
+};
+
+/// Dumps the model's dispatches into options.outputDir (index.json,
+/// <id>/problem.json, <id>/dispatch.mlir; unchanged files keep their mtime).
+Error runDumpStage(const DumpOptions &options);
+
+} // namespace retune::iree
+
+#endif // RETUNE_STAGES_BACKENDS_IREE_DUMPSTAGE_H
