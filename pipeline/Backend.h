@@ -144,6 +144,11 @@ std::vector<std::string> backendNames();
 /// keeps the newer factory.
 void registerBackend(llvm::StringRef name, BackendFactory factory);
 
+/// The select edge of dispatch `d` over its candidates' `results`; returns
+/// its best/<id>.json (every backend's per-dispatch edges end with it).
+std::string writeSelectEdge(NinjaWriter &w, const DispatchEntry &d,
+                            std::vector<std::string> results);
+
 /// The file the dump and model steps read: an ONNX model is imported to
 /// MLIR first, into the build directory.
 std::string modelForTools(const TuneConfig &config);

@@ -192,6 +192,19 @@ void writeCandidatesEdge(NinjaWriter &w, const TuneConfig &config,
 
 } // namespace
 
+std::string writeSelectEdge(NinjaWriter &w, const DispatchEntry &d,
+                            std::vector<std::string> results) {
+  std::string best = "best/" + d.id + ".json";
+  w.build({{best},
+           {},
+           "select",
+           {"candidates/" + d.id + "/index.json"},
+           std::move(results),
+           {},
+           {{"results_dir", "results/" + d.id}}});
+  return best;
+}
+
 std::string modelForTools(const TuneConfig &config) {
   return config.modelIsOnnx() ? "import/model.mlir" : config.modelPath;
 }

@@ -107,18 +107,9 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
   std::string candidatesDir = "candidates/" + d.id;
   std::string candidatesIndex = candidatesDir + "/index.json";
-  std::string best = "best/" + d.id + ".json";
   std::vector<std::string> results;
-  if (index.candidates.empty()) {
-    w.build({{best},
-             {},
-             "select",
-             {candidatesIndex},
-             {},
-             {},
-             {{"results_dir", "results/" + d.id}}});
-    return best;
-  }
+  if (index.candidates.empty())
+    return writeSelectEdge(w, d, {});
   auto compile = [&](StringRef stem, StringRef spec) {
     std::string record = "artifacts/" + stem.str() + ".json";
     w.build({{record},
@@ -195,14 +186,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
            {},
            {{"measure_dir", "measure/" + d.id},
             {"results_dir", "results/" + d.id}}});
-  w.build({{best},
-           {},
-           "select",
-           {candidatesIndex},
-           results,
-           {},
-           {{"results_dir", "results/" + d.id}}});
-  return best;
+  return writeSelectEdge(w, d, results);
 }
 
 std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {

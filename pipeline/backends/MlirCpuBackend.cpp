@@ -133,7 +133,6 @@ public:
                                   const CandidateIndex &index,
                                   CandidateGraph &graph) const override {
     std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
-    std::string candidatesIndex = "candidates/" + d.id + "/index.json";
     std::string baseline = "artifacts/" + d.id + "/baseline.json";
     std::vector<std::string> results;
     if (!index.candidates.empty()) {
@@ -174,15 +173,7 @@ public:
       graph.reportInputs.push_back(record);
       graph.reportInputs.push_back(result);
     }
-    std::string best = "best/" + d.id + ".json";
-    w.build({{best},
-             {},
-             "select",
-             {candidatesIndex},
-             results,
-             {},
-             {{"results_dir", "results/" + d.id}}});
-    return best;
+    return writeSelectEdge(w, d, results);
   }
 };
 
