@@ -1,0 +1,162 @@
+//===- CompileStage.cpp - A dispatch + a spec -> vmfb and record -------===//
+//
+// `iree-compile <dispatch> --compile-from=executable-sources` with one spec,
+// under a timeout, with a crash reproducer next to the vmfb. Compile errors,
+// crashes, timeouts and a vmfb that was not written are the record's status
+// (exit 0); the record of an Ok compile carries the vmfb's hash, by which
+// retune-iree-bench recognizes identical modules. Like every compile step
+// it runs through runCachedStep: an outcome compiled before by the same
+// iree-compile, flags and retune tool is replayed from the cache.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/iree/CompileStage.h"
+
+#include "cache/CacheKeys.h"
+#include "cache/CachedStep.h"
+#include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeRun.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+using namespace llvm;
+using namespace retune;
+using namespace retune::iree;
+
+namespace retune::iree {
+
+/// The options of this process's run (one per process).
+static CompileOptions options;
+
+/// The cache key: this tool, IREE's version and compiler, the flags, the
+/// dispatch and the spec.
+static std::string compileKey(const char *argv0, const IreeTools &iree,
+                              const CompileRequest &request, StringRef input) {
+  std::string specHash;
+  if (!options.specPath.empty()) {
+    Expected<std::string> spec = readFile(options.specPath);
+    if (!spec) {
+      consumeError(spec.takeError());
+      return ""; // the compile reports the missing spec
+    }
+    specHash = blake3Hex(*spec);
+  }
+  return hostKey("iree-compile", argv0)
+      .add("iree", iree.version.text)
+      .add("iree_compile", iree.compile)
+      .add("flags", join(request.flags, "\n"))
+      .add("family", request.family)
+      .add("input", blake3Hex(input))
+      .add("spec", specHash)
+      .hex(16);
+}
+
+static Expected<CompileRecord> readOwnRecord() {
+  return readRecord<CompileRecord>(options.recordPath, schema::kCompile,
+                                   compileRecordFromJson);
+}
+
+/// Outcomes that repeat: a timeout or a crash may pass next time.
+static bool isFinal(const CompileRecord &record) {
+  return record.status != Status::Timeout && record.status != Status::Crash;
+}
+
+static bool vmfbMatches(const CompileRecord &record) {
+  Expected<std::string> vmfb = readFile(options.vmfbPath);
+  if (!vmfb) {
+    consumeError(vmfb.takeError());
+    return false;
+  }
+  return blake3Hex(*vmfb) == record.artifactHash;
+}
+
+static bool alreadyDone(StringRef key) {
+  if (!sys::fs::exists(options.recordPath))
+    return false;
+  Expected<CompileRecord> record = readOwnRecord();
+  if (!record) {
+    consumeError(record.takeError());
+    return false;
+  }
+  return record->key == key && isFinal(*record) &&
+         (record->status != Status::Ok || vmfbMatches(*record));
+}
+
+static Error restore(const CacheEntry &entry, StringRef key) {
+  Expected<CompileRecord> record =
+      replayedRecord<CompileRecord>(entry, key, compileRecordFromJson);
+  if (!record)
+    return record.takeError();
+  if (record->status == Status::Ok) {
+    auto vmfb = entry.find("artifact.vmfb");
+    if (vmfb == entry.end() || blake3Hex(vmfb->second) != record->artifactHash)
+      return makeError("cache entry without its module");
+    record->artifact = options.vmfbPath;
+    if (Error err = writeFileAtomic(options.vmfbPath, vmfb->second))
+      return err;
+  }
+  return writeJsonFile(options.recordPath, toJson(*record));
+}
+
+static std::optional<CacheEntry> outcome() {
+  Expected<CompileRecord> record = readOwnRecord();
+  if (!record || !isFinal(*record)) {
+    if (!record)
+      consumeError(record.takeError());
+    return std::nullopt;
+  }
+  CacheEntry entry{{"record.json", formatv("{0}", toJson(*record)).str()}};
+  if (record->status == Status::Ok) {
+    Expected<std::string> vmfb = readFile(options.vmfbPath);
+    if (!vmfb) {
+      consumeError(vmfb.takeError());
+      return std::nullopt;
+    }
+    entry["artifact.vmfb"] = std::move(*vmfb);
+  }
+  return entry;
+}
+
+static Error run(const char *argv0) {
+  Expected<std::string> input = readFile(options.inputPath);
+  if (!input)
+    return input.takeError();
+  Expected<IreeTools> ireeTools =
+      toolsFrom(options.iree, sys::path::parent_path(options.recordPath));
+  if (!ireeTools)
+    return ireeTools.takeError();
+  CompileRequest request;
+  request.input = options.inputPath;
+  request.specPath = options.specPath;
+  request.vmfbPath = options.vmfbPath;
+  request.reproducerPath = options.vmfbPath + ".crash.mlir";
+  request.logPath = options.recordPath + ".log";
+  request.flags = options.iree.compileFlags;
+  request.family = targetFamily(*input, options.inputPath);
+  request.timeoutSeconds = options.timeoutSeconds;
+  request.memoryMB = options.memoryMB;
+  CachedStep step;
+  step.key = compileKey(argv0, *ireeTools, request, *input);
+  step.alreadyDone = alreadyDone;
+  step.restore = restore;
+  step.run = [&](StringRef key) {
+    // A stale reproducer must not be blamed on this compile.
+    sys::fs::remove(request.reproducerPath);
+    CompileRecord record = compileCandidate(*ireeTools, request);
+    record.key = key.str();
+    return writeJsonFile(options.recordPath, toJson(record));
+  };
+  step.outcome = outcome;
+  return runCachedStep(ContentCache(ContentCache::rootFor(options.cacheDir)),
+                       step);
+}
+
+Error runCompileStage(const CompileOptions &stageOptions, const char *argv0) {
+  options = stageOptions;
+  return run(argv0);
+}
+
+} // namespace retune::iree
