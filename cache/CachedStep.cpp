@@ -2,6 +2,10 @@
 #include "cache/CachedStep.h"
 
 #include "stages/support/DeviceLock.h"
+#include "stages/support/Hash.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
 
@@ -46,6 +50,68 @@ Error runCachedStep(const ContentCache &cache, const CachedStep &step) {
     // A full disk must not fail the build: the cache is an optimization.
     consumeError(cache.store(step.key, *entry));
   return Error::success();
+}
+
+bool compileAlreadyDone(const CompileFiles &files, StringRef key) {
+  if (!sys::fs::exists(files.recordPath))
+    return false;
+  Expected<CompileRecord> record = readRecord<CompileRecord>(
+      files.recordPath, schema::kCompile, compileRecordFromJson);
+  if (!record) {
+    consumeError(record.takeError());
+    return false;
+  }
+  if (record->key != key || record->status == Status::Timeout ||
+      record->status == Status::Crash)
+    return false;
+  if (record->status != Status::Ok)
+    return true;
+  Expected<std::string> artifact = readFile(files.artifactPath);
+  if (!artifact) {
+    consumeError(artifact.takeError());
+    return false;
+  }
+  return blake3Hex(*artifact) == record->artifactHash;
+}
+
+Error restoreCompile(const CompileFiles &files, const CacheEntry &entry,
+                     StringRef key) {
+  Expected<CompileRecord> record =
+      replayedRecord<CompileRecord>(entry, key, compileRecordFromJson);
+  if (!record)
+    return record.takeError();
+  if (record->status == Status::Ok) {
+    auto artifact = entry.find(files.blobName);
+    if (artifact == entry.end() ||
+        blake3Hex(artifact->second) != record->artifactHash)
+      return makeError("cache entry without its artifact");
+    record->artifact = files.artifactPath;
+    if (Error err = writeFileAtomic(files.artifactPath, artifact->second))
+      return err;
+  }
+  return writeJsonFile(files.recordPath, toJson(*record));
+}
+
+std::optional<CacheEntry> compileOutcome(const CompileFiles &files,
+                                         function_ref<bool(Status)> reusable) {
+  Expected<CompileRecord> record = readRecord<CompileRecord>(
+      files.recordPath, schema::kCompile, compileRecordFromJson);
+  if (!record) {
+    consumeError(record.takeError());
+    return std::nullopt;
+  }
+  if (!reusable(record->status))
+    return std::nullopt;
+  CacheEntry entry{{"record.json", formatv("{0}", toJson(*record)).str()}};
+  if (record->status == Status::Ok) {
+    Expected<std::string> artifact = readFile(files.artifactPath);
+    if (!artifact) {
+      consumeError(artifact.takeError());
+      return std::nullopt;
+    }
+    entry[files.blobName] = std::move(*artifact);
+  }
+  return entry;
 }
 
 } // namespace retune

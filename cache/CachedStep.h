@@ -23,6 +23,8 @@
 #include "stages/core/Records.h"
 #include "stages/support/FileUtil.h"
 
+#include "llvm/ADT/STLFunctionalExtras.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -71,6 +73,31 @@ replayedRecord(const CacheEntry &entry, llvm::StringRef key,
   record->seconds = 0;
   return record;
 }
+
+/// Where a compile step of any backend keeps its outcome: the compile
+/// record, the artifact it describes, and the artifact's blob name in a
+/// cache entry ("artifact.so", "artifact.vmfb").
+struct CompileFiles {
+  std::string recordPath;
+  std::string artifactPath;
+  std::string blobName;
+};
+
+/// Whether `files` already hold the final outcome of the compile keyed
+/// `key` (a timeout or a crash may pass next time; an ok record needs its
+/// artifact, byte for byte).
+bool compileAlreadyDone(const CompileFiles &files, llvm::StringRef key);
+
+/// Writes a cached compile into `files`; an ok record without its artifact
+/// is an unusable entry.
+llvm::Error restoreCompile(const CompileFiles &files, const CacheEntry &entry,
+                           llvm::StringRef key);
+
+/// The cache entry of the compile in `files`, when `reusable` says its
+/// status may be replayed (and, if ok, its artifact reads).
+std::optional<CacheEntry>
+compileOutcome(const CompileFiles &files,
+               llvm::function_ref<bool(Status)> reusable);
 
 /// Runs `step` through the protocol above against `cache`.
 llvm::Error runCachedStep(const ContentCache &cache, const CachedStep &step);

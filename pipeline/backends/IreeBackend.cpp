@@ -52,12 +52,14 @@ std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
 /// machine, so a measurement must not share it with compiles.
 bool isHostDevice(StringRef device) { return device.starts_with("local"); }
 
+/// The iree stage tools (inputs of the plan edge).
 std::vector<std::string> ireeStageTools() {
   return {"retune-iree-flags",   "retune-iree-dump",  "retune-iree-candidates",
           "retune-iree-compile", "retune-iree-bench", "retune-iree-rank",
           "retune-iree-link",    "retune-iree-model"};
 }
 
+/// Variables and device pools of the iree graph.
 void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   const IreeConfig &i = c.iree;
   std::vector<std::string> tools = {
@@ -99,6 +101,8 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
     w.pool(poolOf(k), 1);
 }
 
+/// Compile, bench, rank and select edges of one dispatch; returns its
+/// best/<id>.json.
 std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
                                     const DispatchEntry &d,
                                     const CandidateIndex &index,
@@ -189,6 +193,8 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   return writeSelectEdge(w, d, results);
 }
 
+/// The flag sets the model-level search tries: tune.toml's `flag_sets`, or
+/// by default the CPU sets on llvm-cpu and none elsewhere. Empty: no search.
 std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {
   if (config.iree.flagSets)
     return *config.iree.flagSets;
@@ -199,6 +205,7 @@ std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {
              : std::vector<std::vector<std::string>>();
 }
 
+/// The flags the search chose, once flags/chosen.json exists and reads.
 std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
   std::string path = (buildDir + "/" + kChosenFlags).str();
   if (!sys::fs::exists(path))
@@ -213,6 +220,9 @@ std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
   return choice->chosen;
 }
 
+/// Writes flags/sets.json when the search runs, and adds the chosen flags
+/// (if chosen yet) to `resolved`'s compile flags; the user's flags stay in
+/// baseCompileFlags.
 Error writeFlagSearch(TuneConfig &resolved, StringRef buildDir) {
   resolved.iree.baseCompileFlags = resolved.iree.compileFlags;
   std::vector<std::vector<std::string>> sets = flagSetsOf(resolved);
@@ -227,6 +237,9 @@ Error writeFlagSearch(TuneConfig &resolved, StringRef buildDir) {
   return Error::success();
 }
 
+/// Checks at plan time that the model has the entry the whole-model
+/// benchmark needs (or one public function when none is named) and that its
+/// inputs can be read from the signature when benchmark_flags give none.
 Error checkIreeEntry(const TuneConfig &config) {
   // An ONNX model's signature is known after the import; the model step
   // checks it then.
@@ -267,6 +280,9 @@ Expected<std::string> findImportOnnx(const TuneConfig &config,
                    ireeCompile + " or on PATH");
 }
 
+/// `config` with the IREE tools found (tune.toml, tools_dir, PATH, the
+/// project's .venv) and the version pinned to the detected one. A missing
+/// tool or an unsupported version is the error, at plan time.
 Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
   iree::IreeToolPaths paths{config.iree.compile,   config.iree.opt,
                             config.iree.benchmark, config.iree.toolsDir,
@@ -314,6 +330,7 @@ Expected<TuneConfig> resolveIreeTools(const TuneConfig &config) {
   return resolved;
 }
 
+/// compiler.id for IREE: iree-compile's bytes, its version and the flags.
 Expected<std::string> ireeIdentity(const TuneConfig &resolved) {
   Expected<std::string> binary = readFile(resolved.iree.compile);
   if (!binary)

@@ -54,70 +54,9 @@ static std::string compileKey(const char *argv0, const IreeTools &iree,
       .hex(16);
 }
 
-static Expected<CompileRecord> readOwnRecord() {
-  return readRecord<CompileRecord>(options.recordPath, schema::kCompile,
-                                   compileRecordFromJson);
-}
-
-/// Outcomes that repeat: a timeout or a crash may pass next time.
-static bool isFinal(const CompileRecord &record) {
-  return record.status != Status::Timeout && record.status != Status::Crash;
-}
-
-static bool vmfbMatches(const CompileRecord &record) {
-  Expected<std::string> vmfb = readFile(options.vmfbPath);
-  if (!vmfb) {
-    consumeError(vmfb.takeError());
-    return false;
-  }
-  return blake3Hex(*vmfb) == record.artifactHash;
-}
-
-static bool alreadyDone(StringRef key) {
-  if (!sys::fs::exists(options.recordPath))
-    return false;
-  Expected<CompileRecord> record = readOwnRecord();
-  if (!record) {
-    consumeError(record.takeError());
-    return false;
-  }
-  return record->key == key && isFinal(*record) &&
-         (record->status != Status::Ok || vmfbMatches(*record));
-}
-
-static Error restore(const CacheEntry &entry, StringRef key) {
-  Expected<CompileRecord> record =
-      replayedRecord<CompileRecord>(entry, key, compileRecordFromJson);
-  if (!record)
-    return record.takeError();
-  if (record->status == Status::Ok) {
-    auto vmfb = entry.find("artifact.vmfb");
-    if (vmfb == entry.end() || blake3Hex(vmfb->second) != record->artifactHash)
-      return makeError("cache entry without its module");
-    record->artifact = options.vmfbPath;
-    if (Error err = writeFileAtomic(options.vmfbPath, vmfb->second))
-      return err;
-  }
-  return writeJsonFile(options.recordPath, toJson(*record));
-}
-
-static std::optional<CacheEntry> outcome() {
-  Expected<CompileRecord> record = readOwnRecord();
-  if (!record || !isFinal(*record)) {
-    if (!record)
-      consumeError(record.takeError());
-    return std::nullopt;
-  }
-  CacheEntry entry{{"record.json", formatv("{0}", toJson(*record)).str()}};
-  if (record->status == Status::Ok) {
-    Expected<std::string> vmfb = readFile(options.vmfbPath);
-    if (!vmfb) {
-      consumeError(vmfb.takeError());
-      return std::nullopt;
-    }
-    entry["artifact.vmfb"] = std::move(*vmfb);
-  }
-  return entry;
+/// This compile's files: the record, the module and its blob name.
+static CompileFiles compileFiles() {
+  return {options.recordPath, options.vmfbPath, "artifact.vmfb"};
 }
 
 static Error run(const char *argv0) {
@@ -140,8 +79,12 @@ static Error run(const char *argv0) {
   request.memoryMB = options.memoryMB;
   CachedStep step;
   step.key = compileKey(argv0, *ireeTools, request, *input);
-  step.alreadyDone = alreadyDone;
-  step.restore = restore;
+  step.alreadyDone = [](StringRef key) {
+    return compileAlreadyDone(compileFiles(), key);
+  };
+  step.restore = [](const CacheEntry &entry, StringRef key) {
+    return restoreCompile(compileFiles(), entry, key);
+  };
   step.run = [&](StringRef key) {
     // A stale reproducer must not be blamed on this compile.
     sys::fs::remove(request.reproducerPath);
@@ -149,7 +92,12 @@ static Error run(const char *argv0) {
     record.key = key.str();
     return writeJsonFile(options.recordPath, toJson(record));
   };
-  step.outcome = outcome;
+  step.outcome = [] {
+    // A timeout or a crash may pass next time.
+    return compileOutcome(compileFiles(), [](Status status) {
+      return status != Status::Timeout && status != Status::Crash;
+    });
+  };
   return runCachedStep(ContentCache(ContentCache::rootFor(options.cacheDir)),
                        step);
 }

@@ -104,7 +104,7 @@ Error timeDispatches(const IreeTools &ireeTools, std::vector<Found> &found) {
     if (timed.status != Status::Ok || timed.samplesUs.empty())
       return makeError(found[i].preparedPath + " could not be timed (" +
                        toString(timed.status) + "): " + timed.message);
-    times.push_back(median(timed.samplesUs));
+    times.push_back(stats::median(timed.samplesUs));
   }
   for (auto [f, us] : zip(found, times))
     f.timeUs = us;

@@ -123,9 +123,6 @@ std::string deviceLockName(llvm::StringRef device);
 // Ranking
 //===----------------------------------------------------------------------===//
 
-/// The stage tools take medians of whole-model samples too.
-using stats::median;
-
 /// A candidate's record against its device's baseline, measured before and
 /// after the candidates: ratio and noise as every backend's
 /// (stats::summarizeSamples); a baseline that drifted more than 3% is noted

@@ -182,7 +182,7 @@ TEST_F(IreeFakes, CompileAndBench) {
   BenchOutcome before = bench(base.artifact, "before");
   ASSERT_EQ(before.status, Status::Ok) << before.message;
   ASSERT_EQ(before.samplesUs.size(), 3u);
-  EXPECT_NEAR(median(before.samplesUs), 100.0, 1e-6);
+  EXPECT_NEAR(stats::median(before.samplesUs), 100.0, 1e-6);
 
   std::string fast = writeSpec(
       "fast.mlir", "// fake-iree: time=80\n" + specFor(d, "#iree_codegen.compilation_info<a>"));
@@ -401,8 +401,8 @@ TEST_F(IreeFakes, ModelInterleaved) {
   ASSERT_EQ(outcome.tuned.status, Status::Ok) << outcome.tuned.message;
   EXPECT_EQ(outcome.baseline.samplesUs.size(), 6u);
   // --function benchmarks report milliseconds; samples are microseconds.
-  EXPECT_NEAR(median(outcome.baseline.samplesUs), 1000.0, 15.0);
-  EXPECT_NEAR(median(outcome.tuned.samplesUs), 900.0, 15.0);
+  EXPECT_NEAR(stats::median(outcome.baseline.samplesUs), 1000.0, 15.0);
+  EXPECT_NEAR(stats::median(outcome.tuned.samplesUs), 900.0, 15.0);
 }
 
 TEST(IreeSpecFiles, WriteVerifies) {

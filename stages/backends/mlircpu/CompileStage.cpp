@@ -86,29 +86,9 @@ static Error runChild() {
 
 static Error compileInChild(const char *argv0, StringRef key);
 
-/// Whether this build already holds the outcome of exactly this compile
-/// (a run killed after the record was written, before Ninja logged it):
-/// then there is nothing to redo. Timeouts and crashes may pass next time.
-static bool alreadyDone(StringRef key) {
-  if (!sys::fs::exists(options.recordPath))
-    return false;
-  Expected<CompileRecord> record = readRecord<CompileRecord>(
-      options.recordPath, schema::kCompile, compileRecordFromJson);
-  if (!record) {
-    consumeError(record.takeError());
-    return false;
-  }
-  if (record->key != key || record->status == Status::Timeout ||
-      record->status == Status::Crash)
-    return false;
-  if (record->status != Status::Ok)
-    return true;
-  Expected<std::string> artifact = readFile(options.outputPath);
-  if (!artifact) {
-    consumeError(artifact.takeError());
-    return false;
-  }
-  return blake3Hex(*artifact) == record->artifactHash;
+/// This compile's files: the record, the shared object and its blob name.
+static CompileFiles compileFiles() {
+  return {options.recordPath, options.outputPath, "artifact.so"};
 }
 
 /// The cache key of this compile: tool, LLVM, host, inputs and flags.
@@ -130,49 +110,6 @@ static Expected<std::string> compileKey(const char *argv0) {
       .hex(16);
 }
 
-/// Replays a cached compile into this build's output paths.
-static Error restore(const std::map<std::string, std::string> &entry,
-                     StringRef key) {
-  Expected<CompileRecord> compiled =
-      replayedRecord<CompileRecord>(entry, key, compileRecordFromJson);
-  if (!compiled)
-    return compiled.takeError();
-  auto artifact = entry.find("artifact.so");
-  if (compiled->status == Status::Ok) {
-    // An ok compile without its object is a damaged entry: compile again.
-    if (artifact == entry.end() ||
-        blake3Hex(artifact->second) != compiled->artifactHash)
-      return makeError("cache entry without its artifact");
-    compiled->artifact = options.outputPath;
-    if (Error err = writeFileAtomic(options.outputPath, artifact->second))
-      return err;
-  }
-  return writeJsonFile(options.recordPath, toJson(*compiled));
-}
-
-/// What of this build's outcome the cache keeps; timeouts may pass next
-/// time, so they are not remembered.
-static std::optional<CacheEntry> outcome() {
-  Expected<CompileRecord> record = readRecord<CompileRecord>(
-      options.recordPath, schema::kCompile, compileRecordFromJson);
-  if (!record || record->status == Status::Timeout) {
-    if (!record)
-      consumeError(record.takeError());
-    return std::nullopt;
-  }
-  CacheEntry entry;
-  entry["record.json"] = formatv("{0}", toJson(*record)).str();
-  if (record->status == Status::Ok) {
-    Expected<std::string> artifact = readFile(options.outputPath);
-    if (!artifact) {
-      consumeError(artifact.takeError());
-      return std::nullopt;
-    }
-    entry["artifact.so"] = std::move(*artifact);
-  }
-  return entry;
-}
-
 static Error runParent(const char *argv0) {
   // Injected faults must really happen: they bypass the cache.
   bool faulty = !faultFor(options.specPath).empty();
@@ -186,15 +123,23 @@ static Error runParent(const char *argv0) {
       step.key = *key;
   }
   step.alreadyDone = [](StringRef key) {
-    if (!alreadyDone(key))
+    // A run killed after the record was written, before Ninja logged it.
+    if (!compileAlreadyDone(compileFiles(), key))
       return false;
     keepNewerThanInputs(options.recordPath,
                         {options.payloadPath, options.specPath});
     return true;
   };
-  step.restore = restore;
+  step.restore = [](const CacheEntry &entry, StringRef key) {
+    return restoreCompile(compileFiles(), entry, key);
+  };
   step.run = [argv0](StringRef key) { return compileInChild(argv0, key); };
-  step.outcome = outcome;
+  step.outcome = [] {
+    // Timeouts may pass next time, so they are not remembered.
+    return compileOutcome(compileFiles(), [](Status status) {
+      return status != Status::Timeout;
+    });
+  };
   return runCachedStep(cache, step);
 }
 

@@ -75,7 +75,7 @@ BenchRecord measure(const IreeTools &ireeTools, const CompileRecord &compiled) {
   record.startedAt = outcome.startedAt;
   for (double us : outcome.samplesUs)
     record.samples.push_back(us * 1e-6);
-  record.median = median(record.samples);
+  record.median = stats::median(record.samples);
   return record;
 }
 

@@ -9,10 +9,10 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/ModelFlags.h"
-#include "stages/tools/iree/ModelRun.h"
-#include "stages/tools/iree/ToolOptions.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
+#include "stages/tools/iree/ModelRun.h"
+#include "stages/tools/iree/ToolOptions.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -38,8 +38,8 @@ static cl::opt<double> margin("margin", cl::init(0.02),
 namespace {
 
 /// Measures one flag set against the default build (tag "default").
-FlagSetOutcome measureSet(const tools::ModelRunner &runner, const FlagSet &flags,
-                          StringRef tag) {
+FlagSetOutcome measureSet(const tools::ModelRunner &runner,
+                          const FlagSet &flags, StringRef tag) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
@@ -57,18 +57,20 @@ FlagSetOutcome measureSet(const tools::ModelRunner &runner, const FlagSet &flags
   InterleavedOutcome timed = runner.timeAgainst("default", tag);
   for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
     if (side->status != Status::Ok || side->samplesUs.empty()) {
-      outcome.status = side->status == Status::Ok ? Status::BenchError
-                                                  : side->status;
+      outcome.status =
+          side->status == Status::Ok ? Status::BenchError : side->status;
       outcome.message = side->message;
       return outcome;
     }
-  outcome.medianSeconds = median(timed.tuned.samplesUs) * 1e-6;
-  outcome.ratio = median(timed.tuned.samplesUs) / median(timed.baseline.samplesUs);
+  outcome.medianSeconds = stats::median(timed.tuned.samplesUs) * 1e-6;
+  outcome.ratio = stats::median(timed.tuned.samplesUs) /
+                  stats::median(timed.baseline.samplesUs);
   return outcome;
 }
 
 Error run() {
-  Expected<json::Value> setsJson = readJsonFile(setsPath, iree::schema::kFlagSets);
+  Expected<json::Value> setsJson =
+      readJsonFile(setsPath, iree::schema::kFlagSets);
   if (!setsJson)
     return setsJson.takeError();
   Expected<std::vector<FlagSet>> sets = flagSetsFromJson(*setsJson);

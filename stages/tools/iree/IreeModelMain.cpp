@@ -1,4 +1,5 @@
-//===- IreeModelMain.cpp - retune-iree-model: does the spec help the model? ===//
+//===- IreeModelMain.cpp - retune-iree-model: does the spec help the model?
+//===//
 //
 // Compiles the whole model without and with specs (the user's compile
 // flags), benchmarks both alternately on one device (benchInterleaved), and
@@ -17,11 +18,11 @@
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/backends/iree/ModelSignature.h"
 #include "stages/backends/iree/OutputCheck.h"
-#include "stages/tools/iree/ModelRun.h"
-#include "stages/tools/iree/ToolOptions.h"
+#include "stages/core/WinnerPruning.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
-#include "stages/core/WinnerPruning.h"
+#include "stages/tools/iree/ModelRun.h"
+#include "stages/tools/iree/ToolOptions.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -74,11 +75,13 @@ struct Attempt {
            timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
   }
   bool helps() const {
-    return ok() && median(timed.tuned.samplesUs) < median(timed.baseline.samplesUs);
+    return ok() && stats::median(timed.tuned.samplesUs) <
+                       stats::median(timed.baseline.samplesUs);
   }
   /// The tuned model's time over the baseline's; 0 when it failed.
   double ratio() const {
-    return ok() ? median(timed.tuned.samplesUs) / median(timed.baseline.samplesUs)
+    return ok() ? stats::median(timed.tuned.samplesUs) /
+                      stats::median(timed.baseline.samplesUs)
                 : 0;
   }
   std::string describe() const {
@@ -94,7 +97,8 @@ struct Attempt {
 Expected<std::vector<DispatchOptions>> readOptions() {
   std::vector<DispatchOptions> all;
   for (StringRef selection : selections) {
-    SmallString<256> buildDir = sys::path::parent_path(sys::path::parent_path(selection));
+    SmallString<256> buildDir =
+        sys::path::parent_path(sys::path::parent_path(selection));
     if (buildDir.empty())
       buildDir = ".";
     std::string id = sys::path::stem(selection).str();
@@ -109,13 +113,13 @@ Expected<std::vector<DispatchOptions>> readOptions() {
           formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str());
       if (!result)
         return result.takeError();
-      if (result->status == Status::Ok && result->ratio > 0 && result->ratio < 1)
-        ranked.push_back({result->ratio,
-                          Winner{id, ("candidates/" + id + "/" + c.file)}});
+      if (result->status == Status::Ok && result->ratio > 0 &&
+          result->ratio < 1)
+        ranked.push_back(
+            {result->ratio, Winner{id, ("candidates/" + id + "/" + c.file)}});
     }
-    llvm::stable_sort(ranked, [](const auto &a, const auto &b) {
-      return a.first < b.first;
-    });
+    llvm::stable_sort(
+        ranked, [](const auto &a, const auto &b) { return a.first < b.first; });
     DispatchOptions options{id, {}};
     for (auto &[ratio, winner] : ranked)
       if (options.options.size() < inModel)
@@ -182,7 +186,8 @@ Error run() {
   Expected<std::vector<Winner>> linked = readWinners(selections);
   if (!linked)
     return linked.takeError();
-  Expected<IreeTools> ireeTools = tools::toolsFromOptions(tools::workDirectory());
+  Expected<IreeTools> ireeTools =
+      tools::toolsFromOptions(tools::workDirectory());
   if (!ireeTools)
     return ireeTools.takeError();
   Expected<tools::ModelRunner> runner = tools::ModelRunner::create(*ireeTools);
@@ -235,9 +240,9 @@ Error run() {
                                                    : tools::emptyTuningSpec()))
     return err;
   const InterleavedOutcome &timed = behind.timed;
-  double baseMedian = median(timed.baseline.samplesUs) * 1e-6;
+  double baseMedian = stats::median(timed.baseline.samplesUs) * 1e-6;
   double tunedMedian =
-      tuned ? median(timed.tuned.samplesUs) * 1e-6 : baseMedian;
+      tuned ? stats::median(timed.tuned.samplesUs) * 1e-6 : baseMedian;
   const BenchOutcome &failed =
       timed.baseline.status != Status::Ok ? timed.baseline : timed.tuned;
   ModelRecord r;
