@@ -35,9 +35,32 @@ struct PlannerPaths {
   std::string rulesDir;
 };
 
+/// Where one round of a dispatch's candidates lives. The search round
+/// measures the candidates step's list; after a compiler change, the
+/// verify round first measures the previous winner alone with the new
+/// compiler (pipeline/Reverify.h), and the search round searches again
+/// only when it lost.
+struct DispatchRound {
+  std::string candidatesDir, artifactsDir, resultsDir;
+  /// The round's select record.
+  std::string best;
+  /// The phony over the round's compiles, which its benches wait for: a
+  /// verification must not wait for the search's compiles.
+  std::string compiledPhony;
+
+  static DispatchRound search(llvm::StringRef id);
+  static DispatchRound verify(llvm::StringRef id);
+  bool isVerify() const { return compiledPhony != "compiled"; }
+};
+
 /// Files the per-candidate edges add to the graph's aggregate targets.
 struct CandidateGraph {
   std::vector<std::string> compileRecords;
+  /// The verify rounds' compiles (the `verify_compiled` phony).
+  std::vector<std::string> verifyCompileRecords;
+  std::vector<std::string> &compilesOf(const DispatchRound &round) {
+    return round.isVerify() ? verifyCompileRecords : compileRecords;
+  }
   std::vector<std::string> benches;
   std::vector<std::string> reportInputs;
   /// Further inputs of the model step (the iree model step ranks each
@@ -76,6 +99,9 @@ struct BackendTraits {
   bool importsOnnx = false;
   /// Why `[cluster] kind = "slurm"` cannot run it; empty when it can.
   std::string slurmRefusal;
+  /// Its candidate edges take a verify round (DispatchRound::verify): after
+  /// a compiler change the previous winners are re-verified first.
+  bool verifiesWinners = false;
 };
 
 class Backend {
@@ -123,12 +149,14 @@ public:
                                              const PlannerPaths &paths,
                                              llvm::StringRef id) const = 0;
 
-  /// Compile, bench and select edges of one dispatch's candidates; returns
-  /// its best/<id>.json.
+  /// Compile, bench and select edges of one round of a dispatch's
+  /// candidates (a verify round only when traits().verifiesWinners);
+  /// returns the round's select record (writeSelectEdge).
   virtual std::string writeCandidateEdges(NinjaWriter &w,
                                           const TuneConfig &config,
                                           const DispatchEntry &d,
                                           const CandidateIndex &index,
+                                          const DispatchRound &round,
                                           CandidateGraph &graph) const = 0;
 };
 
@@ -144,9 +172,9 @@ std::vector<std::string> backendNames();
 /// keeps the newer factory.
 void registerBackend(llvm::StringRef name, BackendFactory factory);
 
-/// The select edge of dispatch `d` over its candidates' `results`; returns
-/// its best/<id>.json (every backend's per-dispatch edges end with it).
-std::string writeSelectEdge(NinjaWriter &w, const DispatchEntry &d,
+/// The select edge of a round over its candidates' `results`; returns the
+/// round's select record (every backend's per-dispatch edges end with it).
+std::string writeSelectEdge(NinjaWriter &w, const DispatchRound &round,
                             std::vector<std::string> results);
 
 /// The file the dump and model steps read: an ONNX model is imported to

@@ -261,6 +261,10 @@ const std::map<std::string, TableParser> &tableParsers() {
            return err;
          return r.unsignedKey("top_k", c.topK, 0, 100000);
        }},
+      {"mlir-cpu",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         return r.stringListKey("compile_flags", c.mlirCpu.compileFlags);
+       }},
       {"tune",
        [](TableReader &r, TuneConfig &c) -> Error {
          if (Error err = r.unsignedKey("candidates", c.candidates, 1, 100000))

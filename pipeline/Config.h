@@ -51,6 +51,13 @@ struct IreeConfig {
   unsigned dumpTimeout = 1800;
 };
 
+/// The `[mlir-cpu]` table: the embedded compiler's own options.
+struct MlirCpuConfig {
+  /// Options of retune-compile (its --retune-* codegen options and LLVM's);
+  /// part of the compiler identity, as an upgrade's changes are.
+  std::vector<std::string> compileFlags;
+};
+
 /// The `[cluster]` table: where compile and bench steps run. With kind
 /// "slurm" each such step is one `srun` (docs/cluster.md).
 struct ClusterConfig {
@@ -131,6 +138,7 @@ struct TuneConfig {
 
   // [iree] (backend "iree" only)
   IreeConfig iree;
+  MlirCpuConfig mlirCpu;
   /// The validated `[gpu]` table re-serialized as TOML (`[gpu]` header
   /// included) for retune-iree-candidates; empty when tune.toml has none.
   std::string gpuTable;

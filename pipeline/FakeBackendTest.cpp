@@ -28,6 +28,8 @@ struct FakeLog {
   unsigned prepared = 0;
   std::vector<std::string> candidateEdges;
   std::string prepareError;
+  /// The compiler's version in its identity: a change is an upgrade.
+  std::string compilerVersion = "fake-1";
 };
 
 class FakeBackend final : public Backend {
@@ -38,6 +40,7 @@ public:
   BackendTraits traits() const override {
     BackendTraits traits;
     traits.slurmRefusal = "has no cluster";
+    traits.verifiesWinners = true;
     return traits;
   }
   Error checkModel(const TuneConfig &) const override {
@@ -52,8 +55,8 @@ public:
   }
   Expected<std::string> compilerIdentity(const TuneConfig &,
                                          const PlannerPaths &) const override {
-    return std::string("{\"schema\": \"retune.compiler-id/1\", \"id\": "
-                       "\"fake-1\"}\n");
+    return "{\"schema\": \"retune.compiler-id/1\", \"id\": \"" +
+           log.compilerVersion + "\"}\n";
   }
   std::vector<std::string> stageTools() const override {
     return {"fake-compile", "fake-bench"};
@@ -83,31 +86,24 @@ public:
   std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &,
                                   const DispatchEntry &d,
                                   const CandidateIndex &index,
+                                  const DispatchRound &round,
                                   CandidateGraph &graph) const override {
     log.candidateEdges.push_back(d.id);
-    std::string best = "best/" + d.id + ".json";
     std::vector<std::string> results;
     for (const CandidateEntry &c : index.candidates) {
       std::string result =
-          "results/" + d.id + "/" + std::to_string(c.index) + ".json";
+          round.resultsDir + "/" + std::to_string(c.index) + ".json";
       w.build({{result},
                {},
                "fake_run",
-               {"candidates/" + d.id + "/" + c.file},
+               {round.candidatesDir + "/" + c.file},
                {},
                {},
                {{"pool", "fake_device"}}});
       results.push_back(result);
-      graph.compileRecords.push_back(result);
+      graph.compilesOf(round).push_back(result);
     }
-    w.build({{best},
-             {},
-             "select",
-             {"candidates/" + d.id + "/index.json"},
-             results,
-             {},
-             {}});
-    return best;
+    return writeSelectEdge(w, round, results);
   }
 
 private:
@@ -248,6 +244,60 @@ TEST_F(FakeBackendTest, WritePlanWritesTheBackendsIdentityAndARefusalNothing) {
   EXPECT_EQ(toString(std::move(err)), "fake-compile 9.0 is not supported");
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/build.ninja"));
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/compiler.id"));
+}
+
+TEST_F(FakeBackendTest, ACompilerChangeVerifiesThePreviousWinnerFirst) {
+  writeIndexes();
+  ASSERT_FALSE(static_cast<bool>(
+      writeFileIfChanged((dir + "/candidates/d0/1.spec.mlir").str(), "spec 1")));
+  SelectRecord best;
+  best.dispatch = "d0";
+  best.winner = 1;
+  best.spec = "candidates/d0/1.spec.mlir";
+  best.ratio = 0.5;
+  ASSERT_FALSE(static_cast<bool>(
+      writeJsonFile((dir + "/best/d0.json").str(), toJson(best))));
+  // The first plan has nothing to compare with: no verify round.
+  ASSERT_FALSE(static_cast<bool>(writePlan(config, paths)));
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/verify"));
+
+  log.compilerVersion = "fake-2";
+  ASSERT_FALSE(static_cast<bool>(writePlan(config, paths)));
+  Expected<std::string> spec =
+      readFile((dir + "/verify/d0/candidates/0.spec.mlir").str());
+  ASSERT_TRUE(static_cast<bool>(spec)) << toString(spec.takeError());
+  EXPECT_EQ(*spec, "spec 1");
+  Expected<std::string> manifest = readFile((dir + "/build.ninja").str());
+  ASSERT_TRUE(static_cast<bool>(manifest));
+  for (const char *expected :
+       {// The winner alone, measured in its own round...
+        "build verify/d0/results/0.json: fake_run "
+        "verify/d0/candidates/0.spec.mlir\n",
+        "build verify/d0/best.json: select verify/d0/candidates/index.json | "
+        "verify/d0/results/0.json\n",
+        // ...whose benches do not wait for the search's compiles...
+        "build verify_compiled: phony verify/d0/results/0.json\n",
+        // ...before the candidates step decides whether to search.
+        "build candidates/d0/index.json | candidates/d0/0.spec.mlir "
+        "candidates/d0/1.spec.mlir: candidates dispatches/d0/problem.json | "
+        "compiler.id verify/d0/best.json",
+        "  verify_flag = --verified=verify/d0/best.json\n",
+        // Written by the plan: a deleted one re-plans.
+        "build verify/d0/candidates/index.json "
+        "verify/d0/candidates/0.spec.mlir: phony\n"})
+    EXPECT_NE(manifest->find(expected), std::string::npos) << expected;
+  EXPECT_EQ(manifest->find("build compiled: phony verify"), std::string::npos);
+
+  // Planning again with the same compiler keeps the round as it is.
+  ASSERT_FALSE(static_cast<bool>(writePlan(config, paths)));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/verify/d0/candidates/index.json"));
+
+  // A damaged round is dropped, and the dispatch searched as usual.
+  ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(
+      (dir + "/verify/d0/candidates/0.spec.mlir").str(), "edited")));
+  Expected<std::string> replanned = planManifest(config, paths);
+  ASSERT_TRUE(static_cast<bool>(replanned));
+  EXPECT_EQ(replanned->find("verify/d0"), std::string::npos);
 }
 
 } // namespace

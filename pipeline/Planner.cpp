@@ -3,9 +3,10 @@
 
 #include "pipeline/ClusterPlan.h"
 #include "pipeline/NinjaWriter.h"
+#include "pipeline/Reverify.h"
+#include "stages/core/Records.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
-#include "stages/core/Records.h"
 #include "stages/support/Text.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -99,10 +100,11 @@ Expected<std::optional<DispatchIndex>> readDispatches(StringRef buildDir) {
   return index;
 }
 
-/// The candidate index of `d`, checked against its spec files.
+/// The candidate index of a round of `d`, checked against its spec files.
 std::optional<CandidateIndex> readCandidates(StringRef buildDir,
-                                             const DispatchEntry &d) {
-  std::string dir = joinPath(buildDir, "candidates/" + d.id);
+                                             const DispatchEntry &d,
+                                             const DispatchRound &round) {
+  std::string dir = joinPath(buildDir, round.candidatesDir);
   std::string path = joinPath(dir, "index.json");
   std::optional<CandidateIndex> index = readOptional<CandidateIndex>(
       path, schema::kCandidates, candidateIndexFromJson);
@@ -165,17 +167,21 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p,
   w.blank();
 }
 
-/// The candidates edge of one dispatch, with what its backend adds.
+/// The candidates edge of one dispatch, with what its backend adds;
+/// `verified`: the verify round's select record, if the dispatch has one.
 void writeCandidatesEdge(NinjaWriter &w, const TuneConfig &config,
                          const PlannerPaths &paths, const Backend &backend,
                          const ModelSteps &steps, const DispatchEntry &d,
-                         std::vector<std::string> specs, StringRef reason) {
+                         std::vector<std::string> specs, StringRef reason,
+                         StringRef verified) {
   std::string dispatchDir = "dispatches/" + d.id;
   std::string candidatesDir = "candidates/" + d.id;
   CandidatesEdgeParts parts = backend.candidatesEdge(config, paths, d.id);
   std::vector<std::string> implicit = {"compiler.id"};
   implicit.insert(implicit.end(), parts.implicitInputs.begin(),
                   parts.implicitInputs.end());
+  if (!verified.empty())
+    implicit.push_back(verified.str());
   specs.insert(specs.end(), parts.extraOutputs.begin(),
                parts.extraOutputs.end());
   std::vector<std::pair<std::string, std::string>> vars = {
@@ -184,25 +190,63 @@ void writeCandidatesEdge(NinjaWriter &w, const TuneConfig &config,
       {"skip_flag",
        // Quoted: reasons contain spaces and apostrophes ("model's").
        reason.empty() ? "" : "--skip-reason=" + shellQuote(reason)}};
+  if (!verified.empty())
+    vars.push_back({"verify_flag", shellQuote("--verified=" + verified.str())});
   vars.insert(vars.end(), parts.variables.begin(), parts.variables.end());
-  w.build({{candidatesDir + "/index.json"}, specs, "candidates",
-           {dispatchDir + "/problem.json"}, implicit, steps.modelChecks,
+  w.build({{candidatesDir + "/index.json"},
+           specs,
+           "candidates",
+           {dispatchDir + "/problem.json"},
+           implicit,
+           steps.modelChecks,
            vars});
+}
+
+/// The verify round of `d`, when a compiler change left one
+/// (pipeline/Reverify.h): its edges, and its spec files as plan inputs (a
+/// damaged one re-plans, and the plan drops the round). Returns its select
+/// record, or "" without a round.
+std::string writeVerifyRound(NinjaWriter &w, const TuneConfig &config,
+                             const Backend &backend, StringRef buildDir,
+                             const DispatchEntry &d, CandidateGraph &graph,
+                             std::vector<std::string> &planInputs) {
+  DispatchRound round = DispatchRound::verify(d.id);
+  std::optional<CandidateIndex> index = readCandidates(buildDir, d, round);
+  if (!index || index->candidates.empty())
+    return "";
+  // Written by the plan itself, so no edge makes them: phony, so that a
+  // deleted one re-plans (and drops the round) instead of stopping Ninja.
+  std::vector<std::string> files = {round.candidatesDir + "/index.json"};
+  for (const CandidateEntry &c : index->candidates)
+    files.push_back(round.candidatesDir + "/" + c.file);
+  w.build({files, {}, "phony", {}, {}, {}, {}});
+  planInputs.insert(planInputs.end(), files.begin(), files.end());
+  return backend.writeCandidateEdges(w, config, d, *index, round, graph);
 }
 
 } // namespace
 
-std::string writeSelectEdge(NinjaWriter &w, const DispatchEntry &d,
+DispatchRound DispatchRound::search(StringRef id) {
+  return {("candidates/" + id).str(), ("artifacts/" + id).str(),
+          ("results/" + id).str(), ("best/" + id + ".json").str(), "compiled"};
+}
+
+DispatchRound DispatchRound::verify(StringRef id) {
+  std::string dir = ("verify/" + id).str();
+  return {dir + "/candidates", dir + "/artifacts", dir + "/results",
+          dir + "/best.json", "verify_compiled"};
+}
+
+std::string writeSelectEdge(NinjaWriter &w, const DispatchRound &round,
                             std::vector<std::string> results) {
-  std::string best = "best/" + d.id + ".json";
-  w.build({{best},
+  w.build({{round.best},
            {},
            "select",
-           {"candidates/" + d.id + "/index.json"},
+           {round.candidatesDir + "/index.json"},
            std::move(results),
            {},
-           {{"results_dir", "results/" + d.id}}});
-  return best;
+           {{"results_dir", round.resultsDir}}});
+  return round.best;
 }
 
 std::string modelForTools(const TuneConfig &config) {
@@ -257,20 +301,26 @@ Expected<std::string> planManifest(const TuneConfig &config,
       std::string candidatesIndex = candidatesDir + "/index.json";
       candidateIndexes.push_back(candidatesIndex);
       graph.reportInputs.push_back(candidatesIndex);
-      std::optional<CandidateIndex> index = readCandidates(buildDir, d);
+      DispatchRound search = DispatchRound::search(d.id);
+      std::optional<CandidateIndex> index = readCandidates(buildDir, d, search);
       std::vector<std::string> specs;
       if (index)
         for (const CandidateEntry &c : index->candidates)
           specs.push_back(candidatesDir + "/" + c.file);
       graph.specs.insert(graph.specs.end(), specs.begin(), specs.end());
       std::string reason = skipReason(config, d, rank);
-      writeCandidatesEdge(w, config, paths, backend, steps, d, specs, reason);
+      std::string verified;
+      if (reason.empty() && backend.traits().verifiesWinners)
+        verified = writeVerifyRound(w, config, backend, buildDir, d, graph,
+                                    planInputs);
+      writeCandidatesEdge(w, config, paths, backend, steps, d, specs, reason,
+                          verified);
       if (!index) {
         complete = false;
         continue;
       }
       std::string best =
-          backend.writeCandidateEdges(w, config, d, *index, graph);
+          backend.writeCandidateEdges(w, config, d, *index, search, graph);
       bests.push_back(best);
       graph.reportInputs.push_back(best);
     }
@@ -282,12 +332,22 @@ Expected<std::string> planManifest(const TuneConfig &config,
   planInputs.insert(planInputs.end(), graph.specs.begin(), graph.specs.end());
   w.blank();
   if (config.modelIsOnnx())
-    w.build({{modelForTools(config)}, {}, "import", {config.modelPath}, {}, {},
+    w.build({{modelForTools(config)},
+             {},
+             "import",
+             {config.modelPath},
+             {},
+             {},
              {}});
   backend.writeModelSteps(w, config);
   if (dumps)
-    w.build({{"dispatches/index.json"}, {}, "dump", {modelForTools(config)},
-             dumpImplicit, {}, {}});
+    w.build({{"dispatches/index.json"},
+             {},
+             "dump",
+             {modelForTools(config)},
+             dumpImplicit,
+             {},
+             {}});
   // The per-dispatch files are the dump's too, but declared through a phony
   // edge: as implicit outputs of the dump they would appear only after the
   // first re-plan, without build-log entries, and Ninja would dump again.
@@ -295,11 +355,15 @@ Expected<std::string> planManifest(const TuneConfig &config,
     w.build({dumpOutputs, {}, "phony", {"dispatches/index.json"}, {}, {}, {}});
   // compiler.id is written by plan too, but as a plain file: declaring it
   // an output would make dump -> compiler.id -> build.ninja a cycle.
-  w.build({{"build.ninja"}, {}, "plan", {config.configPath},
-           planInputs, {}, {}});
+  w.build(
+      {{"build.ninja"}, {}, "plan", {config.configPath}, planInputs, {}, {}});
   w.blank();
 
   w.phony("dispatches", {"dispatches/index.json"});
+  // Verify rounds run while the graph still grows (the candidates edges,
+  // which build.ninja depends on, read them).
+  if (!graph.verifyCompileRecords.empty())
+    w.phony("verify_compiled", graph.verifyCompileRecords);
   w.phony("candidates", candidateIndexes.empty()
                             ? std::vector<std::string>{"dispatches/index.json"}
                             : candidateIndexes);
@@ -320,11 +384,20 @@ Expected<std::string> planManifest(const TuneConfig &config,
                      graph.modelInputs.end());
   modelInputs.insert(modelInputs.end(), steps.modelChecks.begin(),
                      steps.modelChecks.end());
-  w.build({{"model/result.json"}, {"tuning_spec.mlir"}, "model", bests,
-           modelInputs, {}, {}});
+  w.build({{"model/result.json"},
+           {"tuning_spec.mlir"},
+           "model",
+           bests,
+           modelInputs,
+           {},
+           {}});
   graph.reportInputs.push_back("model/result.json");
-  w.build({{"report/summary.json"}, {"report/index.html"}, "report", {},
-           graph.reportInputs, {},
+  w.build({{"report/summary.json"},
+           {"report/index.html"},
+           "report",
+           {},
+           graph.reportInputs,
+           {},
            {}});
   w.blank();
   w.phony("spec", {"tuning_spec.mlir"});
@@ -345,6 +418,17 @@ Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
       (*backend)->compilerIdentity(*prepared, paths);
   if (!identity)
     return identity.takeError();
+  // Before compiler.id changes: the old compiler's winners are verified
+  // first instead of searching everything again.
+  if ((*backend)->traits().verifiesWinners &&
+      compilerChanges(paths.buildDir, *identity)) {
+    Expected<unsigned> rounds = snapshotWinners(paths.buildDir);
+    if (!rounds)
+      return rounds.takeError();
+    if (*rounds)
+      errs() << "retune: the compiler changed: " << *rounds
+             << " winner(s) of the previous compiler are verified first\n";
+  }
   if (Error err = writeFileIfChanged(joinPath(paths.buildDir, "compiler.id"),
                                      *identity))
     return err;

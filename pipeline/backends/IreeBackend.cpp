@@ -113,7 +113,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   std::string candidatesIndex = candidatesDir + "/index.json";
   std::vector<std::string> results;
   if (index.candidates.empty())
-    return writeSelectEdge(w, d, {});
+    return writeSelectEdge(w, DispatchRound::search(d.id), {});
   auto compile = [&](StringRef stem, StringRef spec) {
     std::string record = "artifacts/" + stem.str() + ".json";
     w.build({{record},
@@ -190,7 +190,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
            {},
            {{"measure_dir", "measure/" + d.id},
             {"results_dir", "results/" + d.id}}});
-  return writeSelectEdge(w, d, results);
+  return writeSelectEdge(w, DispatchRound::search(d.id), results);
 }
 
 /// The flag sets the model-level search tries: tune.toml's `flag_sets`, or
@@ -442,7 +442,9 @@ public:
   std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
                                   const DispatchEntry &d,
                                   const CandidateIndex &index,
+                                  const DispatchRound &,
                                   CandidateGraph &graph) const override {
+    // Not traits().verifiesWinners: always the search round.
     return writeIreeCandidateEdges(w, config, d, index, graph);
   }
 };

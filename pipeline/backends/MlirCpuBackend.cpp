@@ -62,7 +62,12 @@ class MlirCpuBackend final : public Backend {
 public:
   StringRef name() const override { return "mlir-cpu"; }
 
-  BackendTraits traits() const override { return {}; }
+  BackendTraits traits() const override {
+    BackendTraits traits;
+    traits.verifiesWinners = true;
+    traits.ownTables = {"mlir-cpu"};
+    return traits;
+  }
 
   Error checkModel(const TuneConfig &config) const override {
     return checkEntry(config);
@@ -74,9 +79,10 @@ public:
   }
 
   Expected<std::string>
-  compilerIdentity(const TuneConfig &,
+  compilerIdentity(const TuneConfig &config,
                    const PlannerPaths &paths) const override {
     FieldHasher hasher;
+    hasher.add("flags", join(config.mlirCpu.compileFlags, "\n"));
     hasher.add("llvm", LLVM_VERSION_STRING);
     cpu::CpuHost host = cpu::detectHost();
     hasher.add("host", host.target()).add("vector_bits", host.vectorBits);
@@ -97,7 +103,12 @@ public:
             "retune-bench", "retune-link",       "retune-model"};
   }
 
-  void writeVariables(NinjaWriter &, const TuneConfig &) const override {}
+  void writeVariables(NinjaWriter &w, const TuneConfig &config) const override {
+    std::vector<std::string> flags;
+    for (const std::string &flag : config.mlirCpu.compileFlags)
+      flags.push_back(shellQuote("--compiler-flag=" + flag));
+    w.variable("compiler_flags", join(flags, " "));
+  }
 
   void writePools(NinjaWriter &w, const TuneConfig &config) const override {
     // The CPU is the device: one measurement at a time (on Slurm, one per
@@ -131,10 +142,12 @@ public:
   std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &,
                                   const DispatchEntry &d,
                                   const CandidateIndex &index,
+                                  const DispatchRound &round,
                                   CandidateGraph &graph) const override {
     std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
-    std::string baseline = "artifacts/" + d.id + "/baseline.json";
+    std::string baseline = round.artifactsDir + "/baseline.json";
     std::vector<std::string> results;
+    std::vector<std::string> &compiles = graph.compilesOf(round);
     if (!index.candidates.empty()) {
       w.build({{baseline},
                {},
@@ -142,38 +155,41 @@ public:
                {dispatchIr},
                {"compiler.id"},
                {},
-               {{"artifact", "artifacts/" + d.id + "/baseline.so"},
+               {{"artifact", round.artifactsDir + "/baseline.so"},
                 {"spec_flag", ""}}});
-      graph.compileRecords.push_back(baseline);
+      compiles.push_back(baseline);
     }
     for (const CandidateEntry &c : index.candidates) {
-      std::string stem = d.id + "/" + std::to_string(c.index);
-      std::string spec = "candidates/" + d.id + "/" + c.file;
-      std::string record = "artifacts/" + stem + ".json";
-      std::string result = "results/" + stem + ".json";
+      std::string n = std::to_string(c.index);
+      std::string spec = round.candidatesDir + "/" + c.file;
+      std::string record = round.artifactsDir + "/" + n + ".json";
+      std::string result = round.resultsDir + "/" + n + ".json";
       w.build({{record},
                {},
                "compile",
                {dispatchIr},
                {spec, "compiler.id"},
                {},
-               {{"artifact", "artifacts/" + stem + ".so"},
+               {{"artifact", round.artifactsDir + "/" + n + ".so"},
                 {"spec_flag", "--spec=" + spec}}});
-      // Order-only on every compile: no measurement while compiles run.
-      graph.benches.push_back(result);
+      // Order-only on every compile of the round: no measurement while
+      // compiles run.
       w.build({{result},
                {},
                "bench",
                {record},
                {baseline},
-               {"compiled"},
+               {round.compiledPhony},
                {{"baseline_record", baseline}}});
-      graph.compileRecords.push_back(record);
+      compiles.push_back(record);
       results.push_back(result);
+      if (round.isVerify())
+        continue;
+      graph.benches.push_back(result);
       graph.reportInputs.push_back(record);
       graph.reportInputs.push_back(result);
     }
-    return writeSelectEdge(w, d, results);
+    return writeSelectEdge(w, round, results);
   }
 };
 

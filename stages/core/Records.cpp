@@ -254,14 +254,19 @@ json::Value toJson(const CandidateIndex &index) {
                                       {"cost", c.cost},
                                       {"spec_hash", c.specHash},
                                       {"config", json::Object(c.config)}});
-  return json::Object{{"schema", schema::kCandidates},
-                      {"dispatch", index.dispatch},
-                      {"total_solutions", static_cast<int64_t>(index.totalSolutions)},
-                      {"enumeration_s", index.enumerationSeconds},
-                      {"started_at", index.startedAt},
-                      {"note", index.note},
-                      {"key", index.key},
-                      {"candidates", std::move(candidates)}};
+  json::Object object{
+      {"schema", schema::kCandidates},
+      {"dispatch", index.dispatch},
+      {"total_solutions", static_cast<int64_t>(index.totalSolutions)},
+      {"enumeration_s", index.enumerationSeconds},
+      {"started_at", index.startedAt},
+      {"note", index.note},
+      {"key", index.key},
+      {"candidates", std::move(candidates)}};
+  if (!index.reverify.empty())
+    object["reverify"] =
+        json::Object{{"decision", index.reverify}, {"why", index.reverifyWhy}};
+  return object;
 }
 
 Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
@@ -273,6 +278,16 @@ Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
   index.startedAt = reader.num("started_at", false);
   index.note = reader.str("note", false);
   index.key = reader.str("key", false);
+  if (reader.object)
+    if (const json::Value *reverify = reader.object->get("reverify")) {
+      FieldReader reverifyReader(*reverify, "reverify");
+      index.reverify = reverifyReader.str("decision");
+      index.reverifyWhy = reverifyReader.str("why", false);
+      if (index.reverify != "kept" && index.reverify != "re-searched")
+        reverifyReader.fail("decision must be \"kept\" or \"re-searched\"");
+      if (Error err = reverifyReader.take())
+        return std::move(err);
+    }
   if (const json::Array *array = reader.array("candidates")) {
     std::set<unsigned> seen;
     for (const json::Value &item : *array) {

@@ -90,6 +90,11 @@ struct CandidateIndex {
   /// that finds its record with the same key has nothing to redo.
   std::string key;
   std::vector<CandidateEntry> candidates;
+  /// After a compiler change (pipeline/Reverify.h), what became of the
+  /// previous winner: "kept" (it still wins; it is the only candidate) or
+  /// "re-searched"; `reverifyWhy` says why, for the report. Empty when the
+  /// dispatch had no winner to verify.
+  std::string reverify, reverifyWhy;
 };
 
 /// A tensor argument or result of a compiled function.

@@ -54,4 +54,25 @@ SelectRecord toRecord(const Selection &selection, StringRef dispatch,
   return record;
 }
 
+Reverification reverification(const SelectRecord &verified) {
+  auto count = [&](StringRef status) {
+    auto it = verified.statusCounts.find(status.str());
+    return it == verified.statusCounts.end() ? 0u : it->second;
+  };
+  if (verified.winner)
+    return {true, llvm::formatv("{0:f3}x the new compiler's baseline "
+                                "(needed below {1:f3})",
+                                verified.ratio, 1 - verified.requiredMargin)
+                      .str()};
+  if (count("not_applied"))
+    return {false, "no longer applies: with the new compiler its spec leaves "
+                   "the dispatch's code as the baseline's"};
+  if (count("ok"))
+    return {false, "regressed: " + verified.reason};
+  for (const auto &[status, n] : verified.statusCounts)
+    if (n)
+      return {false, "fails with the new compiler (" + status + ")"};
+  return {false, "was not measured: " + verified.reason};
+}
+
 } // namespace retune::select

@@ -35,6 +35,18 @@ Selection selectWinner(const std::vector<Measured> &measured, double margin);
 SelectRecord toRecord(const Selection &selection, StringRef dispatch,
                       StringRef specPath);
 
+/// After a compiler change, what to do with the previous winner of a
+/// dispatch, from its verify round's select record (the winner measured
+/// alone against the new compiler's baseline).
+struct Reverification {
+  /// It still wins by the margin: it stays, and nothing is searched.
+  bool kept = false;
+  /// "0.612x the new baseline (needed below 0.980)", "regressed: ...",
+  /// "no longer applies: ...", "fails with the new compiler: ...".
+  std::string why;
+};
+Reverification reverification(const SelectRecord &verified);
+
 } // namespace retune::select
 
 #endif // RETUNE_SELECT_SELECTION_H

@@ -53,3 +53,30 @@ TEST(SelectionTest, NothingMeasured) {
   EXPECT_FALSE(s.winner.has_value());
   EXPECT_EQ(s.reason, "no candidate was measured successfully");
 }
+
+/// The previous winner measured alone with a new compiler, as select
+/// records it.
+static Reverification verified(Measured m) {
+  return reverification(toRecord(selectWinner({m}, 0.02), "d", "w.spec"));
+}
+
+TEST(SelectionTest, APreviousWinnerThatStillWinsIsKept) {
+  Reverification r = verified(ok(0, 0.6));
+  EXPECT_TRUE(r.kept);
+  EXPECT_NE(r.why.find("0.600x"), std::string::npos) << r.why;
+}
+
+TEST(SelectionTest, APreviousWinnerIsSearchedAgainAndTheReasonSaysWhy) {
+  Reverification regressed = verified(ok(0, 0.99));
+  EXPECT_FALSE(regressed.kept);
+  EXPECT_EQ(regressed.why.rfind("regressed: ", 0), 0u) << regressed.why;
+  EXPECT_NE(regressed.why.find("0.990"), std::string::npos);
+
+  Reverification gone = verified(failed(0, Status::NotApplied));
+  EXPECT_FALSE(gone.kept);
+  EXPECT_EQ(gone.why.rfind("no longer applies", 0), 0u) << gone.why;
+
+  Reverification broken = verified(failed(0, Status::CompileError));
+  EXPECT_FALSE(broken.kept);
+  EXPECT_EQ(broken.why, "fails with the new compiler (compile_error)");
+}

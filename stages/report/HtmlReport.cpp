@@ -318,6 +318,10 @@ std::string dispatchSection(const DispatchReport &d, double margin) {
               .str();
   if (!d.note.empty())
     html += "<p>" + escapeHtml(d.note) + "</p>\n";
+  if (!d.reverify.empty())
+    html += "<p><b>After the compiler change:</b> the previous winner was " +
+            escapeHtml(d.reverify) + ": " + escapeHtml(d.reverifyWhy) +
+            ".</p>\n";
   html += "<p><b>Selection:</b> " + escapeHtml(d.reason) +
           " <b>Model step:</b> " + verdictHtml(d) + ".</p>\n";
   html += candidateChart(d, margin);

@@ -55,6 +55,9 @@ struct DispatchReport {
   /// Valid configurations in the whole space, and why there are none.
   uint64_t solutions = 0;
   std::string note;
+  /// After a compiler change: "kept" (the previous winner still wins) or
+  /// "re-searched", and why; empty when nothing was verified.
+  std::string reverify, reverifyWhy;
   std::vector<CandidateRow> candidates;
   std::optional<unsigned> winner;
   /// With a winner: the winner's paired measurement; without: the median

@@ -172,6 +172,8 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
           candidates->enumerationSeconds, false, d.name);
   r.solutions = candidates->totalSolutions;
   r.note = candidates->note;
+  r.reverify = candidates->reverify;
+  r.reverifyWhy = candidates->reverifyWhy;
   // The baseline's compile is part of the compile stage too.
   if (Expected<CompileRecord> baseline =
           readRecord<CompileRecord>(at("artifacts/" + d.id + "/baseline.json"),
@@ -220,7 +222,7 @@ json::Object dispatchJson(const DispatchReport &r) {
   json::Object counts;
   for (const auto &[status, n] : byStatus)
     counts[status] = n;
-  return json::Object{
+  json::Object entry{
       {"id", r.id},
       {"name", r.name},
       {"share", r.share},
@@ -238,6 +240,10 @@ json::Object dispatchJson(const DispatchReport &r) {
       {"reason", r.reason},
       {"model_step", toString(r.verdict)},
       {"note", r.note}};
+  if (!r.reverify.empty())
+    entry["after_compiler_change"] =
+        json::Object{{"previous_winner", r.reverify}, {"why", r.reverifyWhy}};
+  return entry;
 }
 
 ModelReport modelReportOf(const json::Object &m) {
@@ -347,6 +353,10 @@ void printTable(const RunReport &run) {
              "model (end to end)", "", 1e3 * m.baseline, 1e3 * m.tuned,
              m.speedup);
   fmt::print("{}\n", m.decision);
+  for (const DispatchReport &r : run.dispatches)
+    if (!r.reverify.empty())
+      fmt::print("after the compiler change, {}: previous winner {}: {}\n",
+                 r.name, r.reverify, r.reverifyWhy);
   const StageTiming &compile = stageNamed(run, "compile");
   const StageTiming &bench = stageNamed(run, "bench");
   fmt::print("stage wall seconds: candidates {:.2f}, compile {:.2f} (busy "

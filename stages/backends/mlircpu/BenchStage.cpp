@@ -212,6 +212,14 @@ static Error runParent(const char *argv0) {
   if (baseline->status != Status::Ok)
     return writeFailure(Status::BenchError,
                         "the baseline did not compile: " + baseline->message);
+  // The compile is deterministic: the same bytes as the baseline's mean the
+  // spec changed nothing here (its matcher did not hit this dispatch, or it
+  // asked for the default's own config). Nothing to measure.
+  if (!options.measureIdentical &&
+      candidate->artifactHash == baseline->artifactHash)
+    return writeFailure(Status::NotApplied,
+                        "the compiled code is byte-identical to the "
+                        "baseline's: the spec does not change this dispatch");
   ContentCache cache(ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   step.key = benchKey(argv0, *baseline, *candidate);

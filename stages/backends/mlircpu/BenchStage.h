@@ -22,6 +22,10 @@ struct BenchOptions {
   std::string candidatePath{};
   /// Bench record to write
   std::string outputPath{};
+  /// Measure a candidate even when its code is the baseline's (the model
+  /// step reports the baseline's time whatever the spec changed); else it
+  /// is not_applied and not measured
+  bool measureIdentical = false;
   /// Function to time (default: the only one)
   std::string functionName{};
   /// Untimed calls before sampling

@@ -11,6 +11,7 @@
 #include "cache/CacheKeys.h"
 #include "stages/backends/mlircpu/CpuSpec.h"
 #include "stages/core/Records.h"
+#include "stages/core/Selection.h"
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
@@ -40,11 +41,19 @@ static Expected<std::string> indexKey(const char *argv0) {
   Expected<std::string> problem = readFile(options.problemPath);
   if (!problem)
     return problem.takeError();
+  std::string verified;
+  if (!options.verifiedPath.empty()) {
+    Expected<std::string> bytes = readFile(options.verifiedPath);
+    if (!bytes)
+      return bytes.takeError();
+    verified = blake3Hex(*bytes);
+  }
   return hostKey("candidates", argv0)
       .add("problem", blake3Hex(*problem))
       .add("count", options.candidateCount)
       .add("code-threads", options.threads)
       .add("skip", options.skipReason)
+      .add("verified", verified)
       .hex(16);
 }
 
@@ -73,6 +82,46 @@ static bool alreadyDone(StringRef key) {
   });
 }
 
+/// The previous winner alone, copied from its verify round, when it still
+/// wins with the new compiler (pipeline/Reverify.h); `index` records the
+/// decision either way. Returns whether it was kept.
+static Expected<bool> keepVerifiedWinner(CandidateIndex &index) {
+  if (options.verifiedPath.empty())
+    return false;
+  Expected<SelectRecord> verified = readRecord<SelectRecord>(
+      options.verifiedPath, schema::kSelect, selectRecordFromJson);
+  if (!verified)
+    return verified.takeError();
+  select::Reverification decision = select::reverification(*verified);
+  index.reverify = decision.kept ? "kept" : "re-searched";
+  index.reverifyWhy = decision.why;
+  if (!decision.kept)
+    return false;
+  Expected<std::string> spec = readFile(verified->spec);
+  if (!spec)
+    return spec.takeError();
+  // Its config and cost, as the verify round's index recorded them.
+  SmallString<256> verifyIndex = sys::path::parent_path(verified->spec);
+  sys::path::append(verifyIndex, "index.json");
+  Expected<CandidateIndex> previous = readRecord<CandidateIndex>(
+      verifyIndex, schema::kCandidates, candidateIndexFromJson);
+  if (!previous)
+    return previous.takeError();
+  CandidateEntry entry;
+  for (const CandidateEntry &c : previous->candidates)
+    if (c.index == *verified->winner)
+      entry = c;
+  entry.index = 0;
+  entry.file = "0.spec.mlir";
+  entry.specHash = blake3Hex(*spec);
+  if (Error err =
+          writeFileIfChanged(options.outputDir + "/" + entry.file, *spec))
+    return std::move(err);
+  index.candidates.push_back(std::move(entry));
+  index.note = "the previous compiler's winner, kept: " + decision.why;
+  return true;
+}
+
 static Error run(const char *argv0) {
   Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
   if (!dispatch)
@@ -94,6 +143,13 @@ static Error run(const char *argv0) {
   if (!options.skipReason.empty()) {
     index.note = options.skipReason;
     removeStaleSpecs(options.outputDir, 0);
+    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  }
+  Expected<bool> kept = keepVerifiedWinner(index);
+  if (!kept)
+    return kept.takeError();
+  if (*kept) {
+    removeStaleSpecs(options.outputDir, 1);
     return writeJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   cpu::CpuSpaceOptions spaceOptions;

@@ -26,6 +26,10 @@ struct CandidatesOptions {
   unsigned threads = 1;
   /// Emit no candidates and record this reason
   std::string skipReason{};
+  /// After a compiler change: the verify round's select record
+  /// (verify/<id>/best.json). A previous winner that still wins is the only
+  /// candidate; otherwise the space is searched again.
+  std::string verifiedPath{};
 };
 
 /// Runs the stage with `options`; `argv0` identifies this tool in the

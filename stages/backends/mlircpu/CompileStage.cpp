@@ -16,6 +16,7 @@
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -107,10 +108,28 @@ static Expected<std::string> compileKey(const char *argv0) {
       .add("payload", blake3Hex(*payload))
       .add("spec", specHash)
       .add("code-threads", options.threads)
+      .add("compiler-flags", join(options.compilerFlags, "\n"))
       .hex(16);
 }
 
+/// Every compiler flag must name an option of this binary: a typo would
+/// otherwise fail every compile in its child, one candidate at a time.
+static Error checkCompilerFlags() {
+  auto &registered = cl::getRegisteredOptions();
+  for (const std::string &flag : options.compilerFlags) {
+    StringRef name = StringRef(flag).ltrim('-').split('=').first;
+    if (!StringRef(flag).starts_with("-") || !registered.count(name))
+      return makeError("--compiler-flag=" + flag +
+                       ": not an option of retune-compile (see "
+                       "retune-compile --help-hidden); fix [mlir-cpu] "
+                       "compile_flags in tune.toml");
+  }
+  return Error::success();
+}
+
 static Error runParent(const char *argv0) {
+  if (Error err = checkCompilerFlags())
+    return err;
   // Injected faults must really happen: they bypass the cache.
   bool faulty = !faultFor(options.specPath).empty();
   ContentCache cache(faulty ? "" : ContentCache::rootFor(options.cacheDir));
@@ -153,6 +172,9 @@ static Error compileInChild(const char *argv0, StringRef key) {
                                        std::to_string(options.threads)};
   if (!options.specPath.empty())
     args.push_back("--spec=" + options.specPath);
+  // The child parses them as its own options.
+  args.insert(args.end(), options.compilerFlags.begin(),
+              options.compilerFlags.end());
   if (!sys::fs::exists(options.payloadPath))
     return makeError(options.payloadPath + ": no such file");
   // A stale record must not survive a failed compile.

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace retune::mlircpu {
 
@@ -30,6 +31,9 @@ struct CompileOptions {
   unsigned timeoutSeconds = 120;
   /// Memory limit of the compile (MiB)
   unsigned memoryMB = 8192;
+  /// Options of the compiler itself (its own --retune-* codegen options and
+  /// LLVM's), from [mlir-cpu] compile_flags; part of the cache key
+  std::vector<std::string> compilerFlags{};
   /// Content-addressed cache (default: $RETUNE_CACHE_DIR, else
   /// ~/.cache/retune; 'off' disables it)
   std::string cacheDir{};

@@ -64,6 +64,8 @@ public:
         "--cache-dir=" + options.cacheDir};
     if (!spec.empty())
       args.push_back(("--spec=" + spec).str());
+    for (const std::string &flag : options.compilerFlags)
+      args.push_back("--compiler-flag=" + flag);
     ChildOutcome outcome =
         runLimited(compileTool, args, 0, 0, inWork(tag + ".compile.log"));
     if (outcome.status != Status::Ok)
@@ -103,7 +105,9 @@ public:
         "--repetitions=" + std::to_string(options.repetitions),
         "--min-sample-s=" + std::to_string(options.minSample),
         "--timeout=" + std::to_string(options.benchTimeout),
-        "--cache-dir=" + options.cacheDir};
+        "--cache-dir=" + options.cacheDir,
+        // The baseline's time is reported whatever the spec changed.
+        "--measure-identical"};
     if (!options.entry.empty())
       args.push_back("--function=" + options.entry);
     ChildOutcome outcome =

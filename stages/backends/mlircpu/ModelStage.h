@@ -46,6 +46,8 @@ struct ModelOptions {
   unsigned benchTimeout = 600;
   /// Passed on to retune-compile and retune-bench
   std::string cacheDir{};
+  /// Passed to every compile (retune-compile --compiler-flag)
+  std::vector<std::string> compilerFlags{};
 };
 
 /// Runs the stage with `options`; `argv0` finds this binary again for the

@@ -1,7 +1,17 @@
 //===- CpuDefaults.cpp - The baseline compiler's heuristic config ---------===//
 #include "stages/search/cpu/CpuDefaults.h"
 
+#include "llvm/Support/CommandLine.h"
+
 namespace retune::cpu {
+
+// An option of the compiler, as a production compiler's heuristics have
+// theirs: [mlir-cpu] compile_flags sets it, and a changed value is a
+// changed compiler (its identity and cache keys include the flags).
+static llvm::cl::opt<int64_t> defaultCacheTile(
+    "retune-default-cache-tile", llvm::cl::init(64), llvm::cl::Hidden,
+    llvm::cl::desc("the default heuristic's cache tile of contractions "
+                   "(elements along each parallel dim)"));
 
 int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d)
@@ -75,7 +85,8 @@ std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
         largestDivisorAtMost(p.loopRanges[m.back()], 8);
     config.registerTiles[n.back()] =
         largestDivisorAtMost(p.loopRanges[n.back()], lanes);
-    config.outerTiles = outerTiles(p, config.registerTiles, "bmn", 64);
+    config.outerTiles =
+        outerTiles(p, config.registerTiles, "bmn", defaultCacheTile);
   } else if (p.opName == "linalg.conv_2d_nhwc_hwcf") {
     // Loops: n, oh, ow, f, kh, kw, c.
     config.registerTiles[2] = largestDivisorAtMost(p.loopRanges[2], 4);

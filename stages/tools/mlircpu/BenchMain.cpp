@@ -54,6 +54,12 @@ static cl::opt<bool> child("child", cl::Hidden,
 static cl::opt<std::string> childKey("key", cl::Hidden,
                                      cl::desc("internal: the record's key"));
 
+static cl::opt<bool> measureIdentical(
+    "measure-identical",
+    cl::desc("measure a candidate whose code is the baseline's (else it is "
+             "not_applied)"),
+    cl::cat(category));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -74,6 +80,7 @@ int main(int argc, char **argv) {
   options.seed = seed;
   options.timeoutSeconds = timeoutSeconds;
   options.cacheDir = cacheDir;
+  options.measureIdentical = measureIdentical;
   options.child = child;
   options.childKey = childKey;
   return finishTool("retune-bench", mlircpu::runBenchStage(options, argv[0]));

@@ -33,6 +33,12 @@ static cl::opt<std::string>
                cl::desc("emit no candidates and record this reason"),
                cl::cat(category));
 
+static cl::opt<std::string> verifiedPath(
+    "verified",
+    cl::desc("after a compiler change: verify/<id>/best.json; a previous "
+             "winner that still wins is the only candidate"),
+    cl::cat(category));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -46,6 +52,7 @@ int main(int argc, char **argv) {
   options.candidateCount = candidateCount;
   options.threads = threads;
   options.skipReason = skipReason;
+  options.verifiedPath = verifiedPath;
   return finishTool("retune-candidates",
                     mlircpu::runCandidatesStage(options, argv[0]));
 }

@@ -41,6 +41,11 @@ static cl::opt<std::string>
              cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
                       "else ~/.cache/retune; 'off' disables it)"),
              cl::cat(category));
+static cl::list<std::string> compilerFlags(
+    "compiler-flag",
+    cl::desc("an option of the compiler itself (a --retune-* codegen option "
+             "or LLVM's; see --help-hidden), repeatable"),
+    cl::cat(category));
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: do the work in this process"));
 static cl::opt<std::string> childKey("key", cl::Hidden,
@@ -64,6 +69,7 @@ int main(int argc, char **argv) {
   options.timeoutSeconds = timeoutSeconds;
   options.memoryMB = memoryMB;
   options.cacheDir = cacheDir;
+  options.compilerFlags.assign(compilerFlags.begin(), compilerFlags.end());
   options.child = child;
   options.childKey = childKey;
   return finishTool("retune-compile",

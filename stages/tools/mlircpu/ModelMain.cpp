@@ -52,6 +52,12 @@ static cl::opt<std::string>
              cl::desc("passed on to retune-compile and retune-bench"),
              cl::cat(category));
 
+static cl::list<std::string>
+    compilerFlags("compiler-flag",
+                  cl::desc("passed to every compile (retune-compile "
+                           "--compiler-flag), repeatable"),
+                  cl::cat(category));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -62,6 +68,7 @@ int main(int argc, char **argv) {
       "winners that hurt, and write the final tuning spec.\n");
   retune::mlircpu::ModelOptions options;
   options.modelPath = modelPath;
+  options.compilerFlags.assign(compilerFlags.begin(), compilerFlags.end());
   options.workDir = workDir;
   options.finalSpec = finalSpec;
   options.outputPath = outputPath;
