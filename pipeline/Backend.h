@@ -42,6 +42,8 @@ struct PlannerPaths {
 /// only when it lost.
 struct DispatchRound {
   std::string candidatesDir, artifactsDir, resultsDir;
+  /// Raw measurements, for a backend that ranks them into results (iree).
+  std::string measureDir;
   /// The round's select record.
   std::string best;
   /// The phony over the round's compiles, which its benches wait for: a

@@ -219,6 +219,11 @@ std::string writeVerifyRound(NinjaWriter &w, const TuneConfig &config,
   std::vector<std::string> files = {round.candidatesDir + "/index.json"};
   for (const CandidateEntry &c : index->candidates)
     files.push_back(round.candidatesDir + "/" + c.file);
+  for (StringRef shared : kRoundSharedFiles) {
+    std::string file = (round.candidatesDir + "/" + shared).str();
+    if (sys::fs::exists(joinPath(buildDir, file)))
+      files.push_back(file);
+  }
   w.build({files, {}, "phony", {}, {}, {}, {}});
   planInputs.insert(planInputs.end(), files.begin(), files.end());
   return backend.writeCandidateEdges(w, config, d, *index, round, graph);
@@ -227,14 +232,15 @@ std::string writeVerifyRound(NinjaWriter &w, const TuneConfig &config,
 } // namespace
 
 DispatchRound DispatchRound::search(StringRef id) {
-  return {("candidates/" + id).str(), ("artifacts/" + id).str(),
-          ("results/" + id).str(), ("best/" + id + ".json").str(), "compiled"};
+  return {("candidates/" + id).str(),     ("artifacts/" + id).str(),
+          ("results/" + id).str(),        ("measure/" + id).str(),
+          ("best/" + id + ".json").str(), "compiled"};
 }
 
 DispatchRound DispatchRound::verify(StringRef id) {
   std::string dir = ("verify/" + id).str();
   return {dir + "/candidates", dir + "/artifacts", dir + "/results",
-          dir + "/best.json", "verify_compiled"};
+          dir + "/measure",    dir + "/best.json", "verify_compiled"};
 }
 
 std::string writeSelectEdge(NinjaWriter &w, const DispatchRound &round,

@@ -50,6 +50,17 @@ Expected<bool> writeVerifyRound(StringRef buildDir, const SelectRecord &best) {
   std::string dir = inDir(buildDir, "verify/" + best.dispatch + "/candidates");
   if (std::error_code ec = sys::fs::create_directories(dir))
     return makeError(dir + ": cannot create: " + ec.message());
+  for (StringRef shared : kRoundSharedFiles) {
+    std::string from =
+        inDir(buildDir, "candidates/" + best.dispatch + "/" + shared.str());
+    if (!sys::fs::exists(from))
+      continue;
+    Expected<std::string> bytes = readFile(from);
+    if (!bytes)
+      return bytes.takeError();
+    if (Error err = writeFileIfChanged(inDir(dir, shared), *bytes))
+      return std::move(err);
+  }
   CandidateEntry entry = winnerEntry(buildDir, best);
   entry.index = 0;
   entry.file = "0.spec.mlir";

@@ -24,6 +24,12 @@ namespace retune::pipeline {
 /// plan, with none yet, is no change).
 bool compilerChanges(StringRef buildDir, StringRef identity);
 
+/// Files a candidates step writes beside its numbered specs that a round's
+/// compiles read: the iree backend compiles its baseline with an empty
+/// spec. A verify round carries copies of those that exist.
+inline constexpr llvm::StringLiteral kRoundSharedFiles[] = {
+    "baseline.spec.mlir"};
+
 /// Turns the winners in best/ into verify rounds, replacing any earlier
 /// ones (they verified against a compiler that is gone). A damaged select
 /// record or winner spec is skipped with a note: that dispatch is searched.

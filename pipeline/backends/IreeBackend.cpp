@@ -42,10 +42,6 @@ std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
   return join(flags, " ");
 }
 
-std::string deviceFile(StringRef stem, StringRef when, size_t device) {
-  return formatv("measure/{0}/baseline.{1}.{2}.json", stem, when, device).str();
-}
-
 std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
 
 /// IREE's CPU drivers (`local-sync`, `local-task`): the device is this
@@ -101,30 +97,34 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
     w.pool(poolOf(k), 1);
 }
 
-/// Compile, bench, rank and select edges of one dispatch; returns its
-/// best/<id>.json.
+/// Compile, bench, rank and select edges of one round of a dispatch;
+/// returns the round's select record.
 std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
                                     const DispatchEntry &d,
                                     const CandidateIndex &index,
+                                    const DispatchRound &round,
                                     CandidateGraph &graph) {
   const std::vector<std::string> &devices = config.iree.devices;
   std::string dispatchIr = "dispatches/" + d.id + "/dispatch.mlir";
-  std::string candidatesDir = "candidates/" + d.id;
-  std::string candidatesIndex = candidatesDir + "/index.json";
+  std::string candidatesIndex = round.candidatesDir + "/index.json";
   std::vector<std::string> results;
   if (index.candidates.empty())
-    return writeSelectEdge(w, DispatchRound::search(d.id), {});
-  auto compile = [&](StringRef stem, StringRef spec) {
-    std::string record = "artifacts/" + stem.str() + ".json";
+    return writeSelectEdge(w, round, {});
+  auto deviceFile = [&](StringRef when, size_t device) {
+    return formatv("{0}/baseline.{1}.{2}.json", round.measureDir, when, device)
+        .str();
+  };
+  auto compile = [&](StringRef name, StringRef spec) {
+    std::string stem = round.artifactsDir + "/" + name.str();
+    std::string record = stem + ".json";
     w.build({{record},
              {},
              "compile",
              {dispatchIr},
              {spec.str(), "compiler.id"},
              {},
-             {{"vmfb", "artifacts/" + stem.str() + ".vmfb"},
-              {"spec", spec.str()}}});
-    graph.compileRecords.push_back(record);
+             {{"vmfb", stem + ".vmfb"}, {"spec", spec.str()}}});
+    graph.compilesOf(round).push_back(record);
     return record;
   };
   auto bench = [&](StringRef output, StringRef record, size_t device,
@@ -134,9 +134,10 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
     if (!baselineRecord.empty())
       implicit.push_back(baselineRecord.str());
     // On the host CPU, compiles running beside a bench inflate its samples
-    // (27-35 ms instead of 12 measured): benches wait for every compile.
+    // (27-35 ms instead of 12 measured): benches wait for the round's
+    // compiles.
     if (isHostDevice(devices[device]))
-      orderOnly.push_back("compiled");
+      orderOnly.push_back(round.compiledPhony);
     w.build({{output.str()},
              {},
              "bench",
@@ -152,22 +153,24 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
                                                  baselineRecord.str())}}});
   };
   std::string baseline =
-      compile(d.id + "/baseline", candidatesDir + "/baseline.spec.mlir");
+      compile("baseline", round.candidatesDir + "/baseline.spec.mlir");
   for (size_t k = 0; k < devices.size(); ++k)
-    bench(deviceFile(d.id, "before", k), baseline, k, {}, {}, "", "");
+    bench(deviceFile("before", k), baseline, k, {}, {}, "", "");
   std::vector<std::vector<std::string>> onDevice(devices.size());
   std::vector<std::string> measures;
   for (const CandidateEntry &c : index.candidates) {
-    std::string stem = d.id + "/" + std::to_string(c.index);
-    std::string record = compile(stem, candidatesDir + "/" + c.file);
+    std::string n = std::to_string(c.index);
+    std::string record = compile(n, round.candidatesDir + "/" + c.file);
     size_t k = c.index % devices.size();
-    std::string measure = "measure/" + stem + ".json";
+    std::string measure = round.measureDir + "/" + n + ".json";
     // Identical modules (same hash) reuse one measurement per device.
-    bench(measure, record, k, {}, {deviceFile(d.id, "before", k)},
+    bench(measure, record, k, {}, {deviceFile("before", k)},
           "--reuse-dir=cache/bench", baseline);
     onDevice[k].push_back(measure);
     measures.push_back(measure);
-    results.push_back("results/" + stem + ".json");
+    results.push_back(round.resultsDir + "/" + n + ".json");
+    if (round.isVerify())
+      continue;
     graph.benches.push_back(measure);
     graph.reportInputs.push_back(record);
     graph.reportInputs.push_back(results.back());
@@ -175,22 +178,24 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
   std::vector<std::string> rankInputs = measures;
   for (size_t k = 0; k < devices.size(); ++k) {
     // After every candidate of this dispatch on the device: drift shows.
-    bench(deviceFile(d.id, "after", k), baseline, k, onDevice[k], {}, "", "");
-    rankInputs.push_back(deviceFile(d.id, "before", k));
-    rankInputs.push_back(deviceFile(d.id, "after", k));
+    bench(deviceFile("after", k), baseline, k, onDevice[k], {}, "", "");
+    rankInputs.push_back(deviceFile("before", k));
+    rankInputs.push_back(deviceFile("after", k));
   }
-  graph.modelInputs.push_back(candidatesIndex);
-  graph.modelInputs.insert(graph.modelInputs.end(), results.begin(),
-                           results.end());
-  w.build({results,
-           {},
-           "rank",
-           {candidatesIndex},
-           rankInputs,
-           {},
-           {{"measure_dir", "measure/" + d.id},
-            {"results_dir", "results/" + d.id}}});
-  return writeSelectEdge(w, DispatchRound::search(d.id), results);
+  if (!round.isVerify()) {
+    graph.modelInputs.push_back(candidatesIndex);
+    graph.modelInputs.insert(graph.modelInputs.end(), results.begin(),
+                             results.end());
+  }
+  w.build(
+      {results,
+       {},
+       "rank",
+       {candidatesIndex},
+       rankInputs,
+       {},
+       {{"measure_dir", round.measureDir}, {"results_dir", round.resultsDir}}});
+  return writeSelectEdge(w, round, results);
 }
 
 /// The flag sets the model-level search tries: tune.toml's `flag_sets`, or
@@ -353,6 +358,7 @@ public:
     BackendTraits traits;
     traits.ownTables = {"iree", "gpu"};
     traits.importsOnnx = true;
+    traits.verifiesWinners = true;
     traits.slurmRefusal = "pins each bench to one configured device, which "
                           "Slurm's GRES cannot";
     return traits;
@@ -442,10 +448,9 @@ public:
   std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
                                   const DispatchEntry &d,
                                   const CandidateIndex &index,
-                                  const DispatchRound &,
+                                  const DispatchRound &round,
                                   CandidateGraph &graph) const override {
-    // Not traits().verifiesWinners: always the search round.
-    return writeIreeCandidateEdges(w, config, d, index, graph);
+    return writeIreeCandidateEdges(w, config, d, index, round, graph);
   }
 };
 

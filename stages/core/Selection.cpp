@@ -1,7 +1,11 @@
 //===- Selection.cpp - Pick a dispatch's winner, noise aware --------------===//
 #include "stages/core/Selection.h"
 
+#include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
+
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 namespace retune::select {
 
@@ -73,6 +77,45 @@ Reverification reverification(const SelectRecord &verified) {
     if (n)
       return {false, "fails with the new compiler (" + status + ")"};
   return {false, "was not measured: " + verified.reason};
+}
+
+Expected<bool> keepVerifiedWinner(StringRef verifiedPath, StringRef outputDir,
+                                  CandidateIndex &index) {
+  if (verifiedPath.empty())
+    return false;
+  Expected<SelectRecord> verified = readRecord<SelectRecord>(
+      verifiedPath, schema::kSelect, selectRecordFromJson);
+  if (!verified)
+    return verified.takeError();
+  Reverification decision = reverification(*verified);
+  index.reverify = decision.kept ? "kept" : "re-searched";
+  index.reverifyWhy = decision.why;
+  if (!decision.kept)
+    return false;
+  Expected<std::string> spec = readFile(verified->spec);
+  if (!spec)
+    return spec.takeError();
+  // Its config and cost, as the verify round's index recorded them.
+  llvm::SmallString<256> verifyIndex(
+      llvm::sys::path::parent_path(verified->spec));
+  llvm::sys::path::append(verifyIndex, "index.json");
+  Expected<CandidateIndex> previous = readRecord<CandidateIndex>(
+      verifyIndex, schema::kCandidates, candidateIndexFromJson);
+  if (!previous)
+    return previous.takeError();
+  CandidateEntry entry;
+  for (const CandidateEntry &c : previous->candidates)
+    if (c.index == *verified->winner)
+      entry = c;
+  entry.index = 0;
+  entry.file = "0.spec.mlir";
+  entry.specHash = blake3Hex(*spec);
+  if (Error err =
+          writeFileIfChanged((outputDir + "/" + entry.file).str(), *spec))
+    return std::move(err);
+  index.candidates.push_back(std::move(entry));
+  index.note = "the previous compiler's winner, kept: " + decision.why;
+  return true;
 }
 
 } // namespace retune::select

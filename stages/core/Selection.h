@@ -47,6 +47,13 @@ struct Reverification {
 };
 Reverification reverification(const SelectRecord &verified);
 
+/// The candidates step's side of a verify round: reads its select record
+/// (`verifiedPath`; none: returns false), records the decision in `index`,
+/// and when the previous winner is kept writes its spec as
+/// `<outputDir>/0.spec.mlir` and lists it alone. Returns whether it did.
+Expected<bool> keepVerifiedWinner(StringRef verifiedPath, StringRef outputDir,
+                                  CandidateIndex &index);
+
 } // namespace retune::select
 
 #endif // RETUNE_SELECT_SELECTION_H

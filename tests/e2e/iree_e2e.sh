@@ -113,5 +113,19 @@ wait $holder
 [ -s "$work/locked.json" ] && pass "and then measured" || fail "no record after the lock was released"
 unset RETUNE_LOCK_DIR
 
+echo "== after a compiler change the previous winners are verified first"
+winners=$(cd "$repo/build" && python3 -c 'import json,glob; print(" ".join(sorted(json.load(open(f))["dispatch"] for f in glob.glob("best/*.json") if json.load(open(f))["spec"])))')
+sed -i 's|"--iree-rocm-target=gfx942"\]|"--iree-rocm-target=gfx942", "--mlir-disable-threading"]|' "$repo/tune.toml"
+out=$(ninja -C "$repo/build" tune 2>&1) || { fail "ninja tune after the change"; echo "$out" | tail -30; }
+expect_contains "$out" "winner(s) of the previous compiler are verified first" "the plan verifies first"
+for id in $winners; do
+  expect_contains "$(json_field "$repo/build/candidates/$id/index.json" 'len(d["candidates"]), d["reverify"]["decision"]')" \
+    "1 kept" "dispatch $id: the previous winner is kept, alone"
+  ls "$repo"/build/verify/$id/measure/baseline.before.*.json >/dev/null 2>&1 \
+    && pass "dispatch $id: verified against the new baseline" || fail "dispatch $id: no verify baseline"
+done
+expect_contains "$(json_field "$repo/build/report/summary.json" 'sorted(x["id"] for x in d["dispatches"] if x.get("after_compiler_change", {}).get("previous_winner") == "kept")')" \
+  "$(python3 -c 'import sys; print(sorted(sys.argv[1:]))' $winners)" "summary.json: every previous winner kept"
+
 echo "== $failures failure(s)"
 [ $failures -eq 0 ]

@@ -13,6 +13,7 @@
 #include "stages/backends/iree/IreeDefaultConfig.h"
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeSpec.h"
+#include "stages/core/Selection.h"
 #include "stages/core/Subprocess.h"
 #include "stages/search/cpu/CpuDefaults.h"
 #include "stages/search/cpu/CpuSpace.h"
@@ -311,6 +312,17 @@ Error run() {
   index.dispatch = entry.id;
   index.startedAt = unixSeconds();
   std::vector<Planned> planned;
+  Expected<bool> kept =
+      options.skipReason.empty()
+          ? select::keepVerifiedWinner(options.verifiedPath, options.outputDir,
+                                       index)
+          : false;
+  if (!kept)
+    return kept.takeError();
+  if (*kept) {
+    removeNumberedFiles(options.outputDir, ".spec.mlir", 1);
+    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  }
   if (!options.skipReason.empty()) {
     index.note = options.skipReason;
   } else {

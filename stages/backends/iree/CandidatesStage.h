@@ -31,6 +31,10 @@ struct CandidatesOptions {
   unsigned candidateCount = 8;
   /// Emit no candidates and record  this reason
   std::string skipReason{};
+  /// After a compiler change: the verify round's select record
+  /// (verify/<id>/best.json). A previous winner that still wins is the only
+  /// candidate; otherwise the space is searched again.
+  std::string verifiedPath{};
 };
 
 /// Writes the candidates of one dispatch (index.json, <n>.spec.mlir,

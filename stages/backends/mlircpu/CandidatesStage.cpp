@@ -82,46 +82,6 @@ static bool alreadyDone(StringRef key) {
   });
 }
 
-/// The previous winner alone, copied from its verify round, when it still
-/// wins with the new compiler (pipeline/Reverify.h); `index` records the
-/// decision either way. Returns whether it was kept.
-static Expected<bool> keepVerifiedWinner(CandidateIndex &index) {
-  if (options.verifiedPath.empty())
-    return false;
-  Expected<SelectRecord> verified = readRecord<SelectRecord>(
-      options.verifiedPath, schema::kSelect, selectRecordFromJson);
-  if (!verified)
-    return verified.takeError();
-  select::Reverification decision = select::reverification(*verified);
-  index.reverify = decision.kept ? "kept" : "re-searched";
-  index.reverifyWhy = decision.why;
-  if (!decision.kept)
-    return false;
-  Expected<std::string> spec = readFile(verified->spec);
-  if (!spec)
-    return spec.takeError();
-  // Its config and cost, as the verify round's index recorded them.
-  SmallString<256> verifyIndex = sys::path::parent_path(verified->spec);
-  sys::path::append(verifyIndex, "index.json");
-  Expected<CandidateIndex> previous = readRecord<CandidateIndex>(
-      verifyIndex, schema::kCandidates, candidateIndexFromJson);
-  if (!previous)
-    return previous.takeError();
-  CandidateEntry entry;
-  for (const CandidateEntry &c : previous->candidates)
-    if (c.index == *verified->winner)
-      entry = c;
-  entry.index = 0;
-  entry.file = "0.spec.mlir";
-  entry.specHash = blake3Hex(*spec);
-  if (Error err =
-          writeFileIfChanged(options.outputDir + "/" + entry.file, *spec))
-    return std::move(err);
-  index.candidates.push_back(std::move(entry));
-  index.note = "the previous compiler's winner, kept: " + decision.why;
-  return true;
-}
-
 static Error run(const char *argv0) {
   Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
   if (!dispatch)
@@ -145,7 +105,8 @@ static Error run(const char *argv0) {
     removeStaleSpecs(options.outputDir, 0);
     return writeJsonFile(options.outputDir + "/index.json", toJson(index));
   }
-  Expected<bool> kept = keepVerifiedWinner(index);
+  Expected<bool> kept = select::keepVerifiedWinner(options.verifiedPath,
+                                                   options.outputDir, index);
   if (!kept)
     return kept.takeError();
   if (*kept) {

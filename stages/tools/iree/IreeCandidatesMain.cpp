@@ -38,6 +38,12 @@ static cl::opt<std::string> skipReason("skip-reason",
                                                 "this reason"),
                                        cl::cat(tools::category()));
 
+static cl::opt<std::string> verifiedPath(
+    "verified",
+    cl::desc("after a compiler change: verify/<id>/best.json; a previous "
+             "winner that still wins is the only candidate"),
+    cl::cat(tools::category()));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   tools::parseOptions(
@@ -54,6 +60,7 @@ int main(int argc, char **argv) {
   options.outputDir = outputDir;
   options.candidateCount = candidateCount;
   options.skipReason = skipReason;
+  options.verifiedPath = verifiedPath;
   return finishTool("retune-iree-candidates",
                     iree::runCandidatesStage(options));
 }
