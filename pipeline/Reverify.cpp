@@ -39,7 +39,7 @@ CandidateEntry winnerEntry(StringRef buildDir, const SelectRecord &best) {
 
 /// verify/<id>/candidates/ for the winner of `best` (readable, with a
 /// winner); false when its spec is missing.
-Expected<bool> writeVerifyRound(StringRef buildDir, const SelectRecord &best) {
+Expected<bool> snapshotRound(StringRef buildDir, const SelectRecord &best) {
   Expected<std::string> spec = readFile(inDir(buildDir, best.spec));
   if (!spec) {
     errs() << "retune: note: " << best.dispatch << ": the winner's spec "
@@ -108,7 +108,7 @@ Expected<unsigned> snapshotWinners(StringRef buildDir) {
     }
     if (!best->winner || best->spec.empty())
       continue;
-    Expected<bool> written = writeVerifyRound(buildDir, *best);
+    Expected<bool> written = snapshotRound(buildDir, *best);
     if (!written)
       return written.takeError();
     rounds += *written;
