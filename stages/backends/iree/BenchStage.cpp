@@ -24,11 +24,6 @@ using namespace llvm;
 namespace retune::iree {
 namespace {
 
-Expected<CompileRecord> readCompileRecord(StringRef path) {
-  return readRecord<CompileRecord>(path, retune::schema::kCompile,
-                                   compileRecordFromJson);
-}
-
 /// Where the measurement of `compiled`'s module on the device is kept.
 std::string reusePath(const BenchOptions &options,
                       const CompileRecord &compiled) {
@@ -95,8 +90,7 @@ Error runBenchStage(const BenchOptions &options) {
   if (!options.reuseDir.empty() &&
       sys::fs::exists(reusePath(options, *compiled))) {
     Expected<BenchRecord> earlier =
-        readRecord<BenchRecord>(reusePath(options, *compiled),
-                                retune::schema::kBench, benchRecordFromJson);
+        readBenchRecord(reusePath(options, *compiled));
     if (earlier) {
       earlier->message = "identical module (" +
                          compiled->artifactHash.substr(0, 16) +

@@ -66,15 +66,11 @@ Error runFlagsStage(const FlagsOptions &options) {
   Expected<ModelRunner> runner = ModelRunner::create(options.run);
   if (!runner)
     return runner.takeError();
-  CompileRecord base = runner->compile("default", "");
-  if (base.status != Status::Ok)
-    return makeError(options.run.modelPath +
-                     ": the model does not compile with the default flags "
-                     "(fix [iree] compile_flags): " +
-                     base.message);
   // The default build's results on seeded inputs: every set must match.
-  if (Error err = runner->makeReference("default"))
-    return err;
+  Expected<CompileRecord> base =
+      runner->buildReference("default", "with the default flags");
+  if (!base)
+    return base.takeError();
   FlagChoice choice;
   for (auto [k, set] : enumerate(*sets))
     choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str()));

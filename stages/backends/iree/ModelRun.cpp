@@ -2,6 +2,7 @@
 #include "stages/backends/iree/ModelRun.h"
 
 #include "stages/support/DeviceLock.h"
+#include "stages/support/FileUtil.h"
 
 using namespace llvm;
 
@@ -68,6 +69,17 @@ Error ModelRunner::makeReference(StringRef referenceTag) {
     return written.takeError();
   reference = std::move(*written);
   return Error::success();
+}
+
+Expected<CompileRecord> ModelRunner::buildReference(StringRef referenceTag,
+                                                    StringRef how) {
+  CompileRecord compiled = compile(referenceTag, "");
+  if (compiled.status != Status::Ok)
+    return makeError(runOptions.modelPath + ": the model does not compile " +
+                     how + " (fix [iree] compile_flags): " + compiled.message);
+  if (Error err = makeReference(referenceTag))
+    return std::move(err);
+  return compiled;
 }
 
 OutputCheck ModelRunner::check(StringRef tag) const {

@@ -66,6 +66,12 @@ public:
   /// Runs `<referenceTag>.vmfb` on seeded inputs and keeps its results; a
   /// no-op (and later checks pass) without iree-run-module.
   Error makeReference(llvm::StringRef referenceTag);
+  /// Compiles the model with the user's compile flags alone into
+  /// `<referenceTag>.vmfb` and makes it the reference (makeReference). A
+  /// model that does not compile is an error: "<model>: the model does not
+  /// compile <how> (fix [iree] compile_flags): <why>".
+  Expected<CompileRecord> buildReference(llvm::StringRef referenceTag,
+                                         llvm::StringRef how);
   bool checksResults() const { return reference.has_value(); }
   /// `<tag>.vmfb` against the reference's results.
   OutputCheck check(llvm::StringRef tag) const;

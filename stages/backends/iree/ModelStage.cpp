@@ -164,9 +164,8 @@ readInModelOptions(ArrayRef<std::string> selections, unsigned inModel) {
       return index.takeError();
     std::vector<std::pair<double, Winner>> ranked;
     for (const CandidateEntry &c : index->candidates) {
-      Expected<BenchRecord> result = readRecord<BenchRecord>(
-          formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str(),
-          retune::schema::kBench, benchRecordFromJson);
+      Expected<BenchRecord> result = readBenchRecord(
+          formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str());
       if (!result)
         return result.takeError();
       if (result->status == Status::Ok && result->ratio > 0 &&
@@ -195,21 +194,17 @@ Error runModelStage(const ModelOptions &options) {
   Expected<ModelRunner> runner = ModelRunner::create(options.run);
   if (!runner)
     return runner.takeError();
-  CompileRecord baseline = runner->compile("baseline", "");
-  if (baseline.status != Status::Ok)
-    return makeError(options.run.modelPath +
-                     ": the model does not compile without a spec (fix "
-                     "[iree] compile_flags): " +
-                     baseline.message);
-  if (Error err = runner->makeReference("baseline"))
-    return err;
+  Expected<CompileRecord> baseline =
+      runner->buildReference("baseline", "without a spec");
+  if (!baseline)
+    return baseline.takeError();
   std::map<std::string, Attempt> attempts;
   auto isLinked = [&](ArrayRef<Winner> some) {
     return specPaths(some) == specPaths(*linked);
   };
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     Expected<Attempt> attempt =
-        tryWinners(options, *runner, some, tag, isLinked(some), baseline);
+        tryWinners(options, *runner, some, tag, isLinked(some), *baseline);
     if (!attempt)
       return attempt.takeError();
     Trial trial = modelTrial(attempt->timed);

@@ -21,11 +21,6 @@ using namespace llvm;
 namespace retune::iree {
 namespace {
 
-Expected<BenchRecord> readBenchRecord(StringRef path) {
-  return readRecord<BenchRecord>(path, retune::schema::kBench,
-                                 benchRecordFromJson);
-}
-
 /// Samples of a baseline measurement; empty when it failed.
 Expected<std::vector<double>> baselineSamples(const RankOptions &options,
                                               size_t device, StringRef when) {
