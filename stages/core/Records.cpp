@@ -606,6 +606,15 @@ Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
   return record;
 }
 
+Expected<CompileRecord> readCompileRecord(StringRef path) {
+  return readRecord<CompileRecord>(path, schema::kCompile,
+                                   compileRecordFromJson);
+}
+
+Expected<BenchRecord> readBenchRecord(StringRef path) {
+  return readRecord<BenchRecord>(path, schema::kBench, benchRecordFromJson);
+}
+
 Expected<DispatchEntry> readDispatchProblem(StringRef path) {
   Expected<DispatchIndex> index =
       readRecord<DispatchIndex>(path, schema::kDispatches, dispatchIndexFromJson);

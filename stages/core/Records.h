@@ -266,6 +266,11 @@ llvm::Expected<T> readRecord(llvm::StringRef path, llvm::StringRef schema,
   return record;
 }
 
+/// Reads a compile record (artifacts/<id>/<n>.json) or a bench record
+/// (retune.bench/2) with readRecord: errors name the file.
+llvm::Expected<CompileRecord> readCompileRecord(llvm::StringRef path);
+llvm::Expected<BenchRecord> readBenchRecord(llvm::StringRef path);
+
 namespace schema {
 inline constexpr llvm::StringLiteral kDispatches = "retune.dispatches/1";
 inline constexpr llvm::StringLiteral kCandidates = "retune.candidates/1";

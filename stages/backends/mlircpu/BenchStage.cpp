@@ -44,11 +44,6 @@ static double minCpuShare() {
   return share;
 }
 
-static Expected<CompileRecord> readCompileRecord(StringRef path) {
-  return readRecord<CompileRecord>(path, schema::kCompile,
-                                   compileRecordFromJson);
-}
-
 static Expected<FuncSignature> pickFunction(const CompileRecord &record,
                                             StringRef path) {
   if (!options.functionName.empty()) {

@@ -165,7 +165,8 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
     Expected<BenchRecord> record = evaluator.evaluate(*spec, tag);
     if (!record)
       return record.takeError();
-    Trial trial{helps(*record), describe(*record)};
+    Trial trial{helps(*record), describe(*record),
+                record->status == Status::Ok ? record->ratio : 0};
     if (record->status != Status::Ok && firstFailure.empty())
       firstFailure = tag.str() + ": " + describe(*record);
     measured[tag.str()] = std::move(*record);

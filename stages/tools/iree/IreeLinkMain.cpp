@@ -7,10 +7,10 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/IreeLinker.h"
 #include "stages/backends/iree/IreeSpec.h"
-#include "stages/tools/iree/ToolOptions.h"
+#include "stages/core/WinnerPruning.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/ToolMain.h"
-#include "stages/core/WinnerPruning.h"
+#include "stages/tools/iree/ToolOptions.h"
 
 #include "llvm/Support/InitLLVM.h"
 
@@ -30,7 +30,7 @@ static Error run() {
   if (!winners)
     return winners.takeError();
   if (winners->empty())
-    return writeTuningSpec(outputPath, tools::emptyTuningSpec());
+    return writeTuningSpec(outputPath, emitTuningSpec({}));
   Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(*winners));
   if (!linked)
     return linked.takeError();

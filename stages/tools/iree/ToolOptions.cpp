@@ -1,10 +1,6 @@
 //===- ToolOptions.cpp - Options every retune-iree-* tool shares ----------===//
 #include "stages/tools/iree/ToolOptions.h"
 
-#include "stages/backends/iree/IreeReader.h"
-#include "stages/backends/iree/IreeSpec.h"
-#include "stages/support/FileUtil.h"
-
 using namespace llvm;
 
 namespace retune::iree::tools {
@@ -52,31 +48,6 @@ IreeToolOptions toolOptionsFromCommandLine() {
   options.compileFlags.assign(compileFlagList.begin(), compileFlagList.end());
   options.benchFlags.assign(benchFlagList.begin(), benchFlagList.end());
   return options;
-}
-
-Expected<IreeTools> toolsFromOptions(StringRef logDir) {
-  return toolsFrom(toolOptionsFromCommandLine(), logDir);
-}
-
-Expected<IreeSyntax> syntaxFromOptions() {
-  return syntaxFrom(toolOptionsFromCommandLine());
-}
-
-std::vector<std::string> compileFlags() {
-  return {compileFlagList.begin(), compileFlagList.end()};
-}
-std::vector<std::string> benchFlags() {
-  return {benchFlagList.begin(), benchFlagList.end()};
-}
-
-std::string emptyTuningSpec() { return emitTuningSpec({}); }
-
-Expected<BenchRecord> readBenchRecord(StringRef path) {
-  return readRecord<BenchRecord>(path, schema::kBench, benchRecordFromJson);
-}
-Expected<CompileRecord> readCompileRecord(StringRef path) {
-  return readRecord<CompileRecord>(path, schema::kCompile,
-                                   compileRecordFromJson);
 }
 
 } // namespace retune::iree::tools

@@ -1,0 +1,54 @@
+//===- BenchStage.h - A compiled module -> its measurement -----*- C++ -*-===//
+//
+// The work of the stage tool, callable from a unit: its main
+// (stages/tools/iree/IreeBenchMain.cpp) only parses the command line into
+// BenchOptions.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_STAGES_BACKENDS_IREE_BENCHSTAGE_H
+#define RETUNE_STAGES_BACKENDS_IREE_BENCHSTAGE_H
+
+#include "stages/backends/iree/IreeRun.h"
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/core/Records.h"
+#include "stages/support/LLVM.h"
+
+#include <string>
+
+namespace retune::iree {
+
+struct BenchOptions {
+  /// IREE's tools, release and flags.
+  IreeToolOptions iree;
+  /// The candidate's compile record (artifacts/<id>/<n>.json).
+  std::string compileRecordPath{};
+  /// Measurement record to write.
+  std::string outputPath{};
+  /// IREE device URI (hip://0, local-task, ...).
+  std::string device{};
+  /// `--benchmark_repetitions`.
+  unsigned repetitions = 5;
+  /// Seconds before the benchmark is killed.
+  unsigned timeoutSeconds = 300;
+  /// The baseline's compile record: a candidate whose module is identical
+  /// is not_applied (empty: not compared).
+  std::string baselineRecordPath{};
+  /// Measurements by module hash and device (empty: none reused).
+  std::string reuseDir{};
+};
+
+/// The record of one benchmark run, without a baseline (the rank stage
+/// relates it to the device's): its status, message and timing, the
+/// samples in seconds and their median.
+BenchRecord measuredRecord(const BenchOutcome &outcome);
+
+/// Measures the module of `compileRecordPath` on `device` and writes its
+/// record to `outputPath`. A module that did not compile, is identical to
+/// the baseline's (not_applied) or was measured before on the device (with
+/// `reuseDir`) is recorded without running IREE; crashes, hangs and errors
+/// of the benchmark are records too. Errors are pipeline-level only.
+Error runBenchStage(const BenchOptions &options);
+
+} // namespace retune::iree
+
+#endif // RETUNE_STAGES_BACKENDS_IREE_BENCHSTAGE_H

@@ -1,0 +1,90 @@
+//===- FlagsStage.cpp - The model's compile flags -------------------------===//
+//
+// The model-level search (ModelFlags.h): compiles the whole model with the
+// default flags and with each set of flags/sets.json added, checks each
+// build's results against the default's (OutputCheck), times it interleaved
+// with the default on one device, and writes flags/chosen.json and
+// compile_flags.txt. A set that fails to compile or computes other results
+// is a recorded outcome, never an error.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/iree/FlagsStage.h"
+
+#include "stages/backends/iree/ModelFlags.h"
+#include "stages/core/Statistics.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+using namespace llvm;
+
+namespace retune::iree {
+namespace {
+
+/// Measures one flag set against the default build (tag "default").
+FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
+                          StringRef tag) {
+  FlagSetOutcome outcome;
+  outcome.flags = flags;
+  CompileRecord compiled = runner.compile(tag, "", flags);
+  if (compiled.status != Status::Ok) {
+    outcome.status = compiled.status;
+    outcome.message = compiled.message;
+    return outcome;
+  }
+  OutputCheck check = runner.check(tag);
+  if (check.status != Status::Ok) {
+    outcome.status = check.status;
+    outcome.message = check.message;
+    return outcome;
+  }
+  InterleavedOutcome timed = runner.timeAgainst("default", tag);
+  for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
+    if (side->status != Status::Ok || side->samplesUs.empty()) {
+      outcome.status =
+          side->status == Status::Ok ? Status::BenchError : side->status;
+      outcome.message = side->message;
+      return outcome;
+    }
+  outcome.medianSeconds = stats::median(timed.tuned.samplesUs) * 1e-6;
+  outcome.ratio = stats::median(timed.tuned.samplesUs) /
+                  stats::median(timed.baseline.samplesUs);
+  return outcome;
+}
+
+} // namespace
+
+Error runFlagsStage(const FlagsOptions &options) {
+  Expected<json::Value> setsJson =
+      readJsonFile(options.setsPath, schema::kFlagSets);
+  if (!setsJson)
+    return setsJson.takeError();
+  Expected<std::vector<FlagSet>> sets = flagSetsFromJson(*setsJson);
+  if (!sets)
+    return makeError(options.setsPath + ": " + toString(sets.takeError()));
+  Expected<ModelRunner> runner = ModelRunner::create(options.run);
+  if (!runner)
+    return runner.takeError();
+  // The default build's results on seeded inputs: every set must match.
+  Expected<CompileRecord> base =
+      runner->buildReference("default", "with the default flags");
+  if (!base)
+    return base.takeError();
+  FlagChoice choice;
+  for (auto [k, set] : enumerate(*sets))
+    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str()));
+  for (const FlagSetOutcome &o : choice.sets)
+    if (o.status == Status::Ok && o.ratio > 0) {
+      choice.defaultMedianSeconds = o.medianSeconds / o.ratio;
+      break;
+    }
+  chooseFlagSet(choice, options.margin);
+  std::vector<std::string> all = options.run.iree.compileFlags;
+  all.insert(all.end(), choice.chosen.begin(), choice.chosen.end());
+  if (Error err = writeFileIfChanged(options.flagsFile, join(all, "\n") + "\n"))
+    return err;
+  return writeJsonFile(options.outputPath, toJson(choice));
+}
+
+} // namespace retune::iree

@@ -1,0 +1,128 @@
+//===- ModelRun.cpp - Building and timing the whole model -----------------===//
+#include "stages/backends/iree/ModelRun.h"
+
+#include "stages/support/DeviceLock.h"
+#include "stages/support/FileUtil.h"
+
+using namespace llvm;
+
+namespace retune::iree {
+namespace {
+/// How the spec is passed depends on the target family; the model names no
+/// target, its compile flags do.
+std::string familyOfFlags(ArrayRef<std::string> flags) {
+  for (StringRef flag : flags)
+    if (flag.contains("llvm-cpu") || flag.ends_with("=local"))
+      return "cpu";
+  return "gpu";
+}
+} // namespace
+
+std::string ModelRunOptions::inWork(const Twine &name) const {
+  return (Twine(workDir) + "/" + name).str();
+}
+
+Expected<ModelRunner> ModelRunner::create(const ModelRunOptions &options) {
+  Expected<IreeTools> tools = toolsFrom(options.iree, options.workDir);
+  if (!tools)
+    return tools.takeError();
+  Expected<ModelInvocation> invocation = resolveModelInvocation(
+      options.modelPath, options.entry, options.iree.benchFlags);
+  if (!invocation)
+    return invocation.takeError();
+  return ModelRunner(options, std::move(*tools), std::move(*invocation));
+}
+
+CompileRecord ModelRunner::compile(StringRef tag, StringRef spec,
+                                   ArrayRef<std::string> extraFlags) const {
+  CompileRequest request;
+  request.input = runOptions.modelPath;
+  request.specPath = spec.str();
+  request.vmfbPath = runOptions.inWork(tag + ".vmfb");
+  request.logPath = runOptions.inWork(tag + ".compile.log");
+  request.flags = runOptions.iree.compileFlags;
+  request.flags.insert(request.flags.end(), extraFlags.begin(),
+                       extraFlags.end());
+  request.family = familyOfFlags(request.flags);
+  request.fromExecutableSources = false;
+  request.timeoutSeconds = runOptions.compileTimeout;
+  return compileCandidate(tools, request);
+}
+
+Error ModelRunner::makeReference(StringRef referenceTag) {
+  if (tools.run.empty()) {
+    errs() << "note: no iree-run-module beside " << tools.benchmark
+           << "; results are not checked\n";
+    return Error::success();
+  }
+  Expected<std::vector<std::string>> seeded =
+      seedInputs(invocation.flags, runOptions.workDir, /*seed=*/1);
+  if (!seeded)
+    return seeded.takeError();
+  // Only the inputs: other benchmark flags are iree-benchmark-module's.
+  for (const std::string &flag : *seeded)
+    if (StringRef(flag).starts_with("--input"))
+      seededInputs.push_back(flag);
+  Expected<Reference> written = writeReference(tools, runRequest(referenceTag),
+                                               runOptions.inWork("reference"));
+  if (!written)
+    return written.takeError();
+  reference = std::move(*written);
+  return Error::success();
+}
+
+Expected<CompileRecord> ModelRunner::buildReference(StringRef referenceTag,
+                                                    StringRef how) {
+  CompileRecord compiled = compile(referenceTag, "");
+  if (compiled.status != Status::Ok)
+    return makeError(runOptions.modelPath + ": the model does not compile " +
+                     how + " (fix [iree] compile_flags): " + compiled.message);
+  if (Error err = makeReference(referenceTag))
+    return std::move(err);
+  return compiled;
+}
+
+OutputCheck ModelRunner::check(StringRef tag) const {
+  if (!reference)
+    return {};
+  return checkOutputs(tools, runRequest(tag), *reference);
+}
+
+InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
+                                            StringRef tag) const {
+  // The device is measured by one process at a time, across runs.
+  Expected<DeviceLock> lock =
+      DeviceLock::acquire(deviceLockName(runOptions.device));
+  if (!lock) {
+    InterleavedOutcome failed;
+    failed.baseline.status = Status::BenchError;
+    failed.baseline.message = toString(lock.takeError());
+    return failed;
+  }
+  return benchInterleaved(tools, benchRequest(referenceTag), benchRequest(tag),
+                          runOptions.rounds);
+}
+
+BenchRequest ModelRunner::benchRequest(StringRef tag) const {
+  BenchRequest request;
+  request.vmfbPath = runOptions.inWork(tag + ".vmfb");
+  request.device = runOptions.device;
+  request.repetitions = runOptions.repetitions;
+  request.function = invocation.function;
+  request.flags = invocation.flags;
+  request.jsonPath = runOptions.inWork(tag + ".bench.json");
+  request.logPath = runOptions.inWork(tag + ".bench.log");
+  request.timeoutSeconds = runOptions.benchTimeout;
+  return request;
+}
+
+RunRequest ModelRunner::runRequest(StringRef tag) const {
+  return {runOptions.inWork(tag + ".vmfb"),
+          runOptions.device,
+          invocation.function,
+          seededInputs,
+          runOptions.inWork(tag + ".run.log"),
+          runOptions.benchTimeout};
+}
+
+} // namespace retune::iree

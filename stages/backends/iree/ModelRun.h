@@ -1,0 +1,101 @@
+//===- ModelRun.h - Building and timing the whole model ---------*- C++ -*-===//
+//
+// What the flags and model stages (FlagsStage.h, ModelStage.h) share: the
+// whole model compiled into a work directory under a tag, timed interleaved
+// against a reference build with the model's entry and inputs, and checked
+// against the reference build's results on seeded inputs. Their mains fill
+// ModelRunOptions from one command-line helper
+// (stages/tools/iree/ModelRunCommandLine.h), so both take the same flags.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_STAGES_BACKENDS_IREE_MODELRUN_H
+#define RETUNE_STAGES_BACKENDS_IREE_MODELRUN_H
+
+#include "stages/backends/iree/IreeRun.h"
+#include "stages/backends/iree/IreeTools.h"
+#include "stages/backends/iree/ModelSignature.h"
+#include "stages/backends/iree/OutputCheck.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+/// How the whole model is built and timed.
+struct ModelRunOptions {
+  /// IREE's tools, release and flags: the model's compile flags and the
+  /// user's benchmark flags (its inputs).
+  IreeToolOptions iree;
+  /// The model file the tools compile.
+  std::string modelPath{};
+  /// Directory for the model's builds and the tools' logs.
+  std::string workDir{};
+  /// The device URI the model is timed on.
+  std::string device = "hip://0";
+  /// Function to benchmark (empty: the model's only public one).
+  std::string entry{};
+  /// `--benchmark_repetitions` per run.
+  unsigned repetitions = 5;
+  /// Reference/other alternations.
+  unsigned rounds = 3;
+  /// Seconds before a compile of the model is killed.
+  unsigned compileTimeout = 120;
+  /// Seconds before a benchmark or run of the model is killed.
+  unsigned benchTimeout = 600;
+
+  /// `<workDir>/<name>`.
+  std::string inWork(const llvm::Twine &name) const;
+};
+
+/// One run of the whole model: its tools, entry and inputs, and the
+/// reference build's results that every other build must reproduce.
+class ModelRunner {
+public:
+  /// Finds IREE's tools (logs in `options.workDir`) and reads the entry and
+  /// inputs (the options', else the model's signature).
+  static Expected<ModelRunner> create(const ModelRunOptions &options);
+
+  const ModelRunOptions &options() const { return runOptions; }
+
+  /// Compiles the model with the user's compile flags plus `extraFlags` and
+  /// `spec` (empty: none) into `<tag>.vmfb`.
+  CompileRecord compile(llvm::StringRef tag, llvm::StringRef spec,
+                        llvm::ArrayRef<std::string> extraFlags = {}) const;
+
+  /// Runs `<referenceTag>.vmfb` on seeded inputs and keeps its results; a
+  /// no-op (and later checks pass) without iree-run-module.
+  Error makeReference(llvm::StringRef referenceTag);
+  /// Compiles the model with the user's compile flags alone into
+  /// `<referenceTag>.vmfb` and makes it the reference (makeReference). A
+  /// model that does not compile is an error: "<model>: the model does not
+  /// compile <how> (fix [iree] compile_flags): <why>".
+  Expected<CompileRecord> buildReference(llvm::StringRef referenceTag,
+                                         llvm::StringRef how);
+  bool checksResults() const { return reference.has_value(); }
+  /// `<tag>.vmfb` against the reference's results.
+  OutputCheck check(llvm::StringRef tag) const;
+
+  /// `<referenceTag>.vmfb` and `<tag>.vmfb` timed alternately, holding the
+  /// device's measurement lock.
+  InterleavedOutcome timeAgainst(llvm::StringRef referenceTag,
+                                 llvm::StringRef tag) const;
+
+private:
+  ModelRunner(ModelRunOptions options, IreeTools tools,
+              ModelInvocation invocation)
+      : runOptions(std::move(options)), tools(std::move(tools)),
+        invocation(std::move(invocation)) {}
+  BenchRequest benchRequest(llvm::StringRef tag) const;
+  RunRequest runRequest(llvm::StringRef tag) const;
+
+  ModelRunOptions runOptions;
+  IreeTools tools;
+  ModelInvocation invocation;
+  std::vector<std::string> seededInputs;
+  std::optional<Reference> reference;
+};
+
+} // namespace retune::iree
+
+#endif // RETUNE_STAGES_BACKENDS_IREE_MODELRUN_H

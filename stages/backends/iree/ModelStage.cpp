@@ -1,0 +1,250 @@
+//===- ModelStage.cpp - Does the spec help the whole model? ---------------===//
+//
+// Compiles the whole model without and with specs (the user's compile
+// flags), benchmarks both alternately on one device (benchInterleaved), and
+// writes the spec users get. Every tuned model must reproduce the
+// baseline's results on seeded inputs (OutputCheck) and differ from the
+// baseline's module. First each dispatch's fastest few candidates are tried
+// alone in the model (chooseInModel: the model, not the dispatch benchmark,
+// ranks them); then the chosen ones together, and when that is not faster,
+// each alone, dropping those that do not help (decideWinners, shared with
+// retune-model); with none left the spec is empty. The decision and the
+// samples go to model/result.json (retune.model/2).
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/iree/ModelStage.h"
+
+#include "stages/backends/iree/IreeLinker.h"
+#include "stages/backends/iree/IreeSpec.h"
+#include "stages/core/Statistics.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
+
+#include <chrono>
+#include <map>
+
+using namespace llvm;
+
+namespace retune::iree {
+namespace {
+
+std::vector<double> toSeconds(ArrayRef<double> us) {
+  std::vector<double> seconds;
+  for (double v : us)
+    seconds.push_back(v * 1e-6);
+  return seconds;
+}
+
+bool timedOk(const InterleavedOutcome &timed) {
+  return timed.baseline.status == Status::Ok &&
+         timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
+}
+
+/// The model compiled and timed with one set of winners.
+struct Attempt {
+  std::string specText;
+  InterleavedOutcome timed;
+};
+
+/// The spec of `some` winners: spec/linked.mlir for all of them (the link
+/// step made it), else linked here with the same linker.
+Expected<std::string> specFor(const ModelOptions &options,
+                              ArrayRef<Winner> some, bool isAll) {
+  if (isAll)
+    return readFile(options.linkedPath);
+  if (some.empty())
+    return emitTuningSpec({});
+  Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(some));
+  if (!linked)
+    return linked.takeError();
+  return linked->text;
+}
+
+Expected<Attempt> tryWinners(const ModelOptions &options,
+                             const ModelRunner &runner, ArrayRef<Winner> some,
+                             StringRef tag, bool isAll,
+                             const CompileRecord &baseline) {
+  Attempt attempt;
+  Expected<std::string> text = specFor(options, some, isAll);
+  if (!text)
+    return text.takeError();
+  attempt.specText = std::move(*text);
+  std::string specPath = options.run.inWork(tag + ".spec.mlir");
+  if (Error err = writeTuningSpec(specPath, attempt.specText))
+    return std::move(err);
+  CompileRecord compiled = runner.compile(tag, specPath);
+  if (compiled.status != Status::Ok) {
+    attempt.timed.tuned.status = compiled.status;
+    attempt.timed.tuned.message = "compile with the spec: " + compiled.message;
+    return attempt;
+  }
+  // A spec whose matchers hit nothing in the model leaves the module
+  // byte-identical: it cannot help, and shipping it would hide that.
+  if (!some.empty() && compiled.artifactHash == baseline.artifactHash) {
+    attempt.timed.tuned.status = Status::NotApplied;
+    attempt.timed.tuned.message = "the spec did not apply to the model: its "
+                                  "module is byte-identical to the baseline's";
+    return attempt;
+  }
+  {
+    OutputCheck check = runner.check(tag);
+    if (check.status != Status::Ok) {
+      attempt.timed.tuned.status = check.status;
+      attempt.timed.tuned.message = check.message;
+      return attempt;
+    }
+  }
+  attempt.timed = runner.timeAgainst("baseline", tag);
+  return attempt;
+}
+
+/// The result record of the decision and the attempt behind it.
+ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
+                        WinnerDecision &decision, const Attempt &behind) {
+  bool tuned = !decision.kept.empty();
+  const InterleavedOutcome &timed = behind.timed;
+  double baseMedian = stats::median(timed.baseline.samplesUs) * 1e-6;
+  double tunedMedian =
+      tuned ? stats::median(timed.tuned.samplesUs) * 1e-6 : baseMedian;
+  const BenchOutcome &failed =
+      timed.baseline.status != Status::Ok ? timed.baseline : timed.tuned;
+  ModelRecord r;
+  r.model = options.run.modelPath;
+  r.device = options.run.device;
+  r.status = failed.status;
+  r.message = failed.message;
+  r.decision = decision.text;
+  r.baselineMedian = baseMedian;
+  r.tunedMedian = tunedMedian;
+  r.speedup = tunedMedian > 0 ? baseMedian / tunedMedian : 0.0;
+  if (tuned) {
+    stats::RatioEstimate estimate =
+        stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+    r.ratio = estimate.ratio;
+    r.noise = estimate.noise;
+  }
+  for (const Winner &w : decision.kept)
+    r.winnersKept.push_back(w.dispatch);
+  r.winnersDropped = std::move(decision.dropped);
+  r.resultsChecked =
+      runner.checksResults()
+          ? "against the baseline's on seeded inputs (iree-run-module)"
+          : "no (iree-run-module not found)";
+  r.baselineSamples = toSeconds(timed.baseline.samplesUs);
+  r.tunedSamples = toSeconds(timed.tuned.samplesUs);
+  return r;
+}
+
+} // namespace
+
+Trial modelTrial(const InterleavedOutcome &timed) {
+  if (!timedOk(timed))
+    return {false, timed.tuned.message + timed.baseline.message, 0};
+  double ratio =
+      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs)
+          .ratio;
+  return {ratio < 1, formatv("{0:f3}x the baseline time", ratio).str(), ratio};
+}
+
+Expected<std::vector<DispatchOptions>>
+readInModelOptions(ArrayRef<std::string> selections, unsigned inModel) {
+  std::vector<DispatchOptions> all;
+  for (StringRef selection : selections) {
+    SmallString<256> buildDir =
+        sys::path::parent_path(sys::path::parent_path(selection));
+    if (buildDir.empty())
+      buildDir = ".";
+    std::string id = sys::path::stem(selection).str();
+    Expected<CandidateIndex> index = readRecord<CandidateIndex>(
+        (buildDir + "/candidates/" + id + "/index.json").str(),
+        retune::schema::kCandidates, candidateIndexFromJson);
+    if (!index)
+      return index.takeError();
+    std::vector<std::pair<double, Winner>> ranked;
+    for (const CandidateEntry &c : index->candidates) {
+      Expected<BenchRecord> result = readBenchRecord(
+          formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str());
+      if (!result)
+        return result.takeError();
+      if (result->status == Status::Ok && result->ratio > 0 &&
+          result->ratio < 1)
+        ranked.push_back(
+            {result->ratio, Winner{id, ("candidates/" + id + "/" + c.file)}});
+    }
+    llvm::stable_sort(
+        ranked, [](const auto &a, const auto &b) { return a.first < b.first; });
+    DispatchOptions options{id, {}};
+    for (auto &[ratio, winner] : ranked)
+      if (options.options.size() < inModel)
+        options.options.push_back(std::move(winner));
+    if (!options.options.empty())
+      all.push_back(std::move(options));
+  }
+  return all;
+}
+
+Error runModelStage(const ModelOptions &options) {
+  double startedAt = unixSeconds();
+  auto start = std::chrono::steady_clock::now();
+  Expected<std::vector<Winner>> linked = readWinners(options.selections);
+  if (!linked)
+    return linked.takeError();
+  Expected<ModelRunner> runner = ModelRunner::create(options.run);
+  if (!runner)
+    return runner.takeError();
+  Expected<CompileRecord> baseline =
+      runner->buildReference("baseline", "without a spec");
+  if (!baseline)
+    return baseline.takeError();
+  std::map<std::string, Attempt> attempts;
+  auto isLinked = [&](ArrayRef<Winner> some) {
+    return specPaths(some) == specPaths(*linked);
+  };
+  auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
+    Expected<Attempt> attempt =
+        tryWinners(options, *runner, some, tag, isLinked(some), *baseline);
+    if (!attempt)
+      return attempt.takeError();
+    Trial trial = modelTrial(attempt->timed);
+    attempts[tag.str()] = std::move(*attempt);
+    return trial;
+  };
+  // What the model sees decides: each dispatch's best few candidates alone
+  // in the model, then the pruning rule on the ones chosen.
+  std::vector<Winner> all = *linked;
+  json::Array inModelTrials, inModelDropped;
+  if (options.inModel > 0) {
+    Expected<std::vector<DispatchOptions>> dispatchOptions =
+        readInModelOptions(options.selections, options.inModel);
+    if (!dispatchOptions)
+      return dispatchOptions.takeError();
+    Expected<InModelChoice> choice = chooseInModel(*dispatchOptions, measure);
+    if (!choice)
+      return choice.takeError();
+    all = std::move(choice->chosen);
+    inModelTrials = std::move(choice->trials);
+    inModelDropped = std::move(choice->dropped);
+  }
+  Expected<WinnerDecision> decision = decideWinners(all, measure);
+  if (!decision)
+    return decision.takeError();
+  for (json::Value &entry : inModelDropped)
+    decision->dropped.push_back(std::move(entry));
+  const Attempt &behind = attempts[decision->finalTag];
+  bool tuned = !decision->kept.empty();
+  // Nothing kept: the empty spec, which leaves the model as compiled.
+  if (Error err = writeTuningSpec(options.finalSpec,
+                                  tuned ? behind.specText : emitTuningSpec({})))
+    return err;
+  ModelRecord r = modelRecord(options, *runner, *decision, behind);
+  r.inModelTrials = std::move(inModelTrials);
+  r.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  r.startedAt = startedAt;
+  return writeJsonFile(options.outputPath, toJson(r));
+}
+
+} // namespace retune::iree

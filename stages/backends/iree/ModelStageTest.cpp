@@ -1,0 +1,114 @@
+//===- ModelStageTest.cpp - The iree model stage's trials and options -----===//
+#include "stages/backends/iree/ModelStage.h"
+#include "stages/backends/iree/TestUtil.h"
+
+#include "stages/core/Statistics.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/Support/FormatVariadic.h"
+
+#include <gtest/gtest.h>
+
+using namespace retune;
+using namespace retune::iree;
+using namespace retune::iree::testing;
+
+namespace {
+
+InterleavedOutcome timed(std::vector<double> baselineUs,
+                         std::vector<double> tunedUs) {
+  InterleavedOutcome outcome;
+  outcome.baseline.samplesUs = std::move(baselineUs);
+  outcome.tuned.samplesUs = std::move(tunedUs);
+  return outcome;
+}
+
+TEST(IreeModelTrial, TheRatioIsEveryBenchRecordsEstimator) {
+  // The medians are equal (10 and 10), but most pairs of one tuned and one
+  // baseline sample say the tuned model is faster: the model step ranks
+  // as every bench record does (stats::estimateRatio), not by medians.
+  std::vector<double> baseline = {5, 10, 100}, tuned = {1, 10, 10};
+  Trial trial = modelTrial(timed(baseline, tuned));
+  double expected = stats::estimateRatio(tuned, baseline).ratio;
+  EXPECT_NEAR(expected, 0.2, 1e-12);
+  EXPECT_DOUBLE_EQ(trial.ratio, expected);
+  EXPECT_TRUE(trial.helps);
+  EXPECT_EQ(trial.description, "0.200x the baseline time");
+}
+
+TEST(IreeModelTrial, SlowerDoesNotHelp) {
+  Trial trial = modelTrial(timed({100, 101, 99}, {110, 111, 109}));
+  EXPECT_FALSE(trial.helps);
+  EXPECT_NEAR(trial.ratio, 1.1, 0.01);
+}
+
+TEST(IreeModelTrial, AFailureHasNoRatio) {
+  InterleavedOutcome notApplied = timed({100}, {});
+  notApplied.tuned.status = Status::NotApplied;
+  notApplied.tuned.message = "the spec did not apply to the model";
+  Trial trial = modelTrial(notApplied);
+  EXPECT_FALSE(trial.helps);
+  EXPECT_EQ(trial.ratio, 0);
+  EXPECT_EQ(trial.description, "the spec did not apply to the model");
+
+  InterleavedOutcome baselineFailed = timed({}, {90});
+  baselineFailed.baseline.status = Status::BenchError;
+  baselineFailed.baseline.message = "device lost";
+  EXPECT_EQ(modelTrial(baselineFailed).description, "device lost");
+  EXPECT_FALSE(modelTrial(timed({100}, {})).helps);
+}
+
+/// A build directory with candidates/<id>/index.json and
+/// results/<id>/<n>.json for the given ratios (0: failed).
+std::string buildWithResults(llvm::StringRef id, std::vector<double> ratios) {
+  std::string dir = scratchDir("model-options");
+  CandidateIndex index;
+  index.dispatch = id.str();
+  for (auto [n, ratio] : llvm::enumerate(ratios)) {
+    index.candidates.push_back(
+        {static_cast<unsigned>(n), llvm::formatv("{0}.spec.mlir", n).str()});
+    BenchRecord result;
+    result.status = ratio > 0 ? Status::Ok : Status::Crash;
+    result.ratio = ratio;
+    llvm::cantFail(writeJsonFile(
+        llvm::formatv("{0}/results/{1}/{2}.json", dir, id, n).str(),
+        toJson(result)));
+  }
+  llvm::cantFail(writeJsonFile(
+      llvm::formatv("{0}/candidates/{1}/index.json", dir, id).str(),
+      toJson(index)));
+  return dir;
+}
+
+TEST(IreeModelOptions, TheFastestFewThatBeatTheBaselineOnTheDispatch) {
+  std::string dir = buildWithResults("abc", {0.9, 1.2, 0, 0.7, 0.8, 0.95});
+  auto options = readInModelOptions({dir + "/best/abc.json"}, 3);
+  ASSERT_TRUE(static_cast<bool>(options))
+      << llvm::toString(options.takeError());
+  ASSERT_EQ(options->size(), 1u);
+  EXPECT_EQ((*options)[0].dispatch, "abc");
+  std::vector<std::string> specs;
+  for (const Winner &w : (*options)[0].options)
+    specs.push_back(w.spec);
+  EXPECT_EQ(specs, (std::vector<std::string>{"candidates/abc/3.spec.mlir",
+                                             "candidates/abc/4.spec.mlir",
+                                             "candidates/abc/0.spec.mlir"}));
+}
+
+TEST(IreeModelOptions, ADispatchWithoutAFasterCandidateIsLeftOut) {
+  std::string dir = buildWithResults("slow", {1.1, 0, 1.0});
+  auto options = readInModelOptions({dir + "/best/slow.json"}, 3);
+  ASSERT_TRUE(static_cast<bool>(options))
+      << llvm::toString(options.takeError());
+  EXPECT_TRUE(options->empty());
+}
+
+TEST(IreeModelOptions, AMissingResultIsAnError) {
+  std::string dir = buildWithResults("abc", {0.9});
+  auto options = readInModelOptions({dir + "/best/other.json"}, 3);
+  ASSERT_FALSE(static_cast<bool>(options));
+  EXPECT_NE(llvm::toString(options.takeError()).find("candidates/other"),
+            std::string::npos);
+}
+
+} // namespace

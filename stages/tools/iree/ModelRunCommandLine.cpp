@@ -1,0 +1,49 @@
+//===- ModelRunCommandLine.cpp - The flags of whole-model runs ------------===//
+#include "stages/tools/iree/ModelRunCommandLine.h"
+
+#include "stages/tools/iree/ToolOptions.h"
+
+#include "llvm/Support/CommandLine.h"
+
+using namespace llvm;
+
+namespace retune::iree::tools {
+namespace {
+cl::opt<std::string> modelPath("model", cl::Required, cl::desc("the model"),
+                               cl::cat(category()));
+cl::opt<std::string> workDir("work-dir", cl::Required,
+                             cl::desc("directory for the model's builds"),
+                             cl::cat(category()));
+cl::opt<std::string> device("device", cl::init("hip://0"),
+                            cl::desc("device URI"), cl::cat(category()));
+cl::opt<std::string> entry("entry",
+                           cl::desc("function to benchmark (default: the "
+                                    "only public one)"),
+                           cl::cat(category()));
+cl::opt<unsigned> repetitions("repetitions", cl::init(5),
+                              cl::desc("--benchmark_repetitions per run"),
+                              cl::cat(category()));
+cl::opt<unsigned> rounds("rounds", cl::init(3),
+                         cl::desc("reference/other alternations"),
+                         cl::cat(category()));
+cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(120),
+                                 cl::cat(category()));
+cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
+                               cl::cat(category()));
+} // namespace
+
+ModelRunOptions modelRunOptionsFromCommandLine() {
+  ModelRunOptions options;
+  options.iree = toolOptionsFromCommandLine();
+  options.modelPath = modelPath;
+  options.workDir = workDir;
+  options.device = device;
+  options.entry = entry;
+  options.repetitions = repetitions;
+  options.rounds = rounds;
+  options.compileTimeout = compileTimeout;
+  options.benchTimeout = benchTimeout;
+  return options;
+}
+
+} // namespace retune::iree::tools
