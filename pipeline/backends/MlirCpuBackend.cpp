@@ -1,7 +1,7 @@
 //===- MlirCpuBackend.cpp - The embedded mlir-cpu backend's plan ----------===//
 //
 // Retune compiles linalg models itself (stages/backends/mlircpu) for this
-// CPU: the compiler identity is the compile tool's bytes, LLVM and the
+// CPU: the compiler identity is the compile worker's bytes, LLVM and the
 // host; measurements share the CPU, so one runs at a time (or one per Slurm
 // GRES unit), and no candidate is measured before the model is known to
 // compile and run (model/baseline.json).
@@ -10,15 +10,17 @@
 #include "pipeline/Backend.h"
 #include "pipeline/ClusterPlan.h"
 
-#include "stages/backends/mlircpu/CpuCompiler.h"
+#include "cache/CacheKeys.h"
+#include "cache/ContentCache.h"
+#include "stages/core/ModelText.h"
+#include "stages/core/Subprocess.h"
 #include "stages/search/cpu/CpuHost.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
-#include "mlir/Dialect/Func/IR/FuncOps.h"
-
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Config/llvm-config.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -30,16 +32,15 @@ namespace {
 constexpr StringLiteral kModelBaseline = "model/baseline.json";
 
 /// The entry the whole-model benchmark times must exist, or be implied by
-/// a single public function.
+/// a single public function. Read as text: the planner links no MLIR (the
+/// dump reports a model MLIR cannot parse, with its line).
 Error checkEntry(const TuneConfig &config) {
-  Expected<mlir::OwningOpRef<mlir::ModuleOp>> model =
-      cpu::parseModuleFile(config.modelPath);
+  Expected<std::string> model = readFile(config.modelPath);
   if (!model)
     return model.takeError();
   std::vector<std::string> publicFunctions;
-  for (auto func : (*model)->getOps<mlir::func::FuncOp>())
-    if (!func.isPrivate() && !func.isExternal())
-      publicFunctions.push_back(func.getName().str());
+  for (const FunctionHeader &function : retune::publicFunctions(*model))
+    publicFunctions.push_back(function.name);
   std::string list = publicFunctions.empty()
                          ? std::string("none")
                          : "@" + join(publicFunctions, ", @");
@@ -58,6 +59,42 @@ Error checkEntry(const TuneConfig &config) {
                    "); name the one to time with [model] entry");
 }
 
+/// The model must parse: the planner links no MLIR, so retune-dump-worker
+/// parses it once per model and worker (the content cache remembers a model
+/// that parsed), and its message names the model's line.
+Error checkModelParses(const TuneConfig &config, const PlannerPaths &paths) {
+  SmallString<256> worker(paths.toolDir);
+  sys::path::append(worker, "retune-dump-worker");
+  Expected<std::string> model = readFile(config.modelPath);
+  if (!model)
+    return model.takeError();
+  std::string modelHash = blake3Hex(*model);
+  std::string key = FieldHasher()
+                        .add("stage", "model-parses")
+                        .add("worker", toolIdentity(worker.c_str()))
+                        .add("model", modelHash)
+                        .hex(16);
+  ContentCache cache(ContentCache::rootFor(config.cacheDir));
+  if (cache.enabled() && cache.lookup(key))
+    return Error::success();
+  SmallString<128> logPath;
+  if (std::error_code ec =
+          sys::fs::createTemporaryFile("retune-parse", "log", logPath))
+    return makeError("cannot create a temporary file: " + ec.message());
+  ChildOutcome outcome = runLimited(
+      worker, {"--model=" + config.modelPath, "--parse-only"}, 0, 0, logPath);
+  std::string log = logTail(logPath, 2000);
+  sys::fs::remove(logPath);
+  if (outcome.status != Status::Ok)
+    return makeError(outcome.status == Status::CompileError
+                         ? log
+                         : "parsing " + config.modelPath +
+                               " failed: " + outcome.message);
+  if (cache.enabled())
+    consumeError(cache.store(key, {{"model.hash", modelHash}}));
+  return Error::success();
+}
+
 class MlirCpuBackend final : public Backend {
 public:
   StringRef name() const override { return "mlir-cpu"; }
@@ -74,7 +111,9 @@ public:
   }
 
   Expected<TuneConfig> prepare(const TuneConfig &config,
-                               const PlannerPaths &) const override {
+                               const PlannerPaths &paths) const override {
+    if (Error err = checkModelParses(config, paths))
+      return std::move(err);
     return config;
   }
 
@@ -87,7 +126,7 @@ public:
     cpu::CpuHost host = cpu::detectHost();
     hasher.add("host", host.target()).add("vector_bits", host.vectorBits);
     SmallString<256> compiler(paths.toolDir);
-    sys::path::append(compiler, "retune-compile");
+    sys::path::append(compiler, "retune-compile-worker");
     Expected<std::string> binary = readFile(compiler);
     if (!binary)
       return binary.takeError();
@@ -99,8 +138,9 @@ public:
   }
 
   std::vector<std::string> stageTools() const override {
-    return {"retune-dump",  "retune-candidates", "retune-compile",
-            "retune-bench", "retune-link",       "retune-model"};
+    return {"retune-dump",    "retune-dump-worker",    "retune-candidates",
+            "retune-compile", "retune-compile-worker", "retune-bench",
+            "retune-link",    "retune-link-worker",    "retune-model"};
   }
 
   void writeVariables(NinjaWriter &w, const TuneConfig &config) const override {

@@ -4,6 +4,7 @@
 #include "stages/support/FileUtil.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/Program.h"
 
 #include <chrono>
@@ -46,9 +47,9 @@ ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
   if (statistics)
     outcome.cpuSeconds =
         std::chrono::duration<double>(statistics->TotalTime).count();
-  outcome.seconds = std::chrono::duration<double>(
-                        std::chrono::steady_clock::now() - start)
-                        .count();
+  outcome.seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   outcome.exitCode = rc;
   if (executionFailed) {
     outcome.status = Status::Crash;
@@ -81,6 +82,12 @@ ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
 std::string currentExecutable(const char *argv0) {
   static int anchor;
   return sys::fs::getMainExecutable(argv0, &anchor);
+}
+
+std::string siblingTool(const char *argv0, StringRef tool) {
+  SmallString<256> path(sys::path::parent_path(currentExecutable(argv0)));
+  sys::path::append(path, tool);
+  return path.str().str();
 }
 
 } // namespace retune

@@ -36,6 +36,10 @@ ChildOutcome runLimited(llvm::StringRef program,
 /// sandboxed child).
 std::string currentExecutable(const char *argv0);
 
+/// The tool `tool` in the directory of the running executable (a stage's
+/// worker, or another stage it runs).
+std::string siblingTool(const char *argv0, llvm::StringRef tool);
+
 /// The last `maxBytes` of a log file, trimmed, for status messages.
 std::string logTail(llvm::StringRef logPath, size_t maxBytes = 600);
 

@@ -63,6 +63,19 @@ uncached=$(grep -L '"cached": true' "$repo"/build2/artifacts/*/*.json "$repo"/bu
 [ "$uncached" -eq 0 ] && pass "every compile and bench came from the cache" || fail "$uncached records were not cached"
 cmp -s "$repo/build/tuning_spec.mlir" "$repo/build2/tuning_spec.mlir" \
   && pass "the replayed spec is the same" || fail "the replayed spec differs"
+diff -r -x index.json "$repo/build/dispatches" "$repo/build2/dispatches" >/dev/null \
+  && diff -r -x index.json "$repo/build/candidates" "$repo/build2/candidates" >/dev/null \
+  && cmp -s "$repo/build/spec/linked.mlir" "$repo/build2/spec/linked.mlir" \
+  && pass "the replayed dispatches, candidates and linked spec are the same" \
+  || fail "the replayed dispatches, candidates or linked spec differ"
+# A candidate set enumerated again would carry its own enumeration time.
+for index in "$repo"/build/candidates/*/index.json; do
+  id=$(basename "$(dirname "$index")")
+  [ "$(json_field "$index" 'd["enumeration_s"]')" = \
+    "$(json_field "$repo/build2/candidates/$id/index.json" 'd["enumeration_s"]')" ] \
+    && pass "candidates of $id came from the cache" \
+    || fail "candidates of $id were enumerated again"
+done
 
 echo "== a second run does no work"
 out=$(ninja -C "$repo/build" tune 2>&1)

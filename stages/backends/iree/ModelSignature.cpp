@@ -1,6 +1,7 @@
 //===- ModelSignature.cpp - A model's entry function and its inputs -------===//
 #include "stages/backends/iree/ModelSignature.h"
 
+#include "stages/core/ModelText.h"
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -10,40 +11,6 @@ using namespace llvm;
 
 namespace retune::iree {
 namespace {
-
-/// A function definition: its name, its argument list text, and whether it
-/// is public.
-struct FunctionHeader {
-  std::string name;
-  StringRef arguments;
-  unsigned line = 0;
-};
-
-/// Every public `func.func`/`util.func` header, in file order. Declarations
-/// (no body) and private functions cannot be benchmark entries.
-std::vector<FunctionHeader> publicFunctions(StringRef text) {
-  std::vector<FunctionHeader> found;
-  Regex header("(func\\.func|util\\.func)[ \t]+(public[ \t]+|private[ \t]+)?"
-               "@([A-Za-z0-9_$.-]+)\\(");
-  SmallVector<StringRef> m;
-  for (StringRef rest = text; header.match(rest, &m);) {
-    size_t open = m[0].data() + m[0].size() - text.data();
-    rest = text.drop_front(open);
-    // The argument list ends at the matching parenthesis.
-    int depth = 1;
-    size_t end = open;
-    while (end < text.size() && depth > 0) {
-      char c = text[end++];
-      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
-    }
-    bool isPrivate = m[2].trim() == "private";
-    if (!isPrivate)
-      found.push_back({m[3].str(), text.slice(open, end - 1),
-                       static_cast<unsigned>(text.take_front(open).count('\n') + 1)});
-    rest = text.drop_front(end);
-  }
-  return found;
-}
 
 /// `256x1024xf32` from `tensor<256x1024xf32>`, `1x128xi64` from
 /// `!torch.vtensor<[1,128],si64>`.
@@ -79,7 +46,7 @@ std::vector<StringRef> argumentTypes(StringRef arguments) {
       char c = rest[end];
       if (depth == 0 && (c == ',' || c == '{'))
         break;
-      depth += (c == '<' || c == '[' || c == '(') ? 1
+      depth += (c == '<' || c == '[' || c == '(')   ? 1
                : (c == '>' || c == ']' || c == ')') ? -1
                                                     : 0;
     }
@@ -135,15 +102,15 @@ Expected<ModelInvocation>
 resolveModelInvocation(StringRef modelPath, StringRef entry,
                        ArrayRef<std::string> benchFlags) {
   ModelInvocation result{entry.str(), benchFlags.vec()};
-  bool hasInputs = llvm::any_of(result.flags, [](StringRef flag) {
-    return flag.starts_with("--input");
-  });
+  bool hasInputs = llvm::any_of(
+      result.flags, [](StringRef flag) { return flag.starts_with("--input"); });
   if (!result.function.empty() && hasInputs)
     return result;
   Expected<std::string> text = readFile(modelPath);
   if (!text)
     return text.takeError();
-  Expected<EntryFunction> signature = readEntryFunction(*text, entry, modelPath);
+  Expected<EntryFunction> signature =
+      readEntryFunction(*text, entry, modelPath);
   if (!signature)
     return signature.takeError();
   result.function = signature->name;

@@ -3,12 +3,15 @@
 // Enumerates the CPU knob space of one dispatch with Z3, orders it by the
 // cost heuristic and writes the first N configurations as spec files plus
 // an index. Unchanged specs keep their mtime, so growing N only adds
-// candidates; specs beyond N are removed.
+// candidates; specs beyond N are removed. The index and its specs are
+// stored in the content cache: a warm replay in a fresh build directory
+// restores them instead of enumerating again.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CandidatesStage.h"
 
 #include "cache/CacheKeys.h"
+#include "cache/CachedStep.h"
 #include "stages/backends/mlircpu/CpuSpec.h"
 #include "stages/core/Records.h"
 #include "stages/core/Selection.h"
@@ -82,23 +85,12 @@ static bool alreadyDone(StringRef key) {
   });
 }
 
-static Error run(const char *argv0) {
-  Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
-  if (!dispatch)
-    return dispatch.takeError();
-  const DispatchEntry &entry = *dispatch;
-  Expected<std::string> key = indexKey(argv0);
-  if (!key)
-    return key.takeError();
-  if (alreadyDone(*key)) {
-    keepNewerThanInputs(options.outputDir + "/index.json",
-                        {options.problemPath});
-    return Error::success();
-  }
-
+/// Enumerates the space (or records why not) and writes the specs and the
+/// index keyed `key`.
+static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
   CandidateIndex index;
   index.dispatch = entry.id;
-  index.key = *key;
+  index.key = key.str();
   index.startedAt = unixSeconds();
   if (!options.skipReason.empty()) {
     index.note = options.skipReason;
@@ -148,6 +140,81 @@ static Error run(const char *argv0) {
   }
   removeStaleSpecs(options.outputDir, emitted);
   return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+}
+
+/// The index and every spec it lists, as a cache entry.
+static std::optional<CacheEntry> candidatesOutcome() {
+  std::string indexPath = options.outputDir + "/index.json";
+  Expected<CandidateIndex> index = readRecord<CandidateIndex>(
+      indexPath, schema::kCandidates, candidateIndexFromJson);
+  Expected<std::string> indexText = readFile(indexPath);
+  if (!index || !indexText) {
+    consumeError(index.takeError());
+    consumeError(indexText.takeError());
+    return std::nullopt;
+  }
+  CacheEntry entry{{"index.json", *indexText}};
+  for (const CandidateEntry &candidate : index->candidates) {
+    Expected<std::string> spec =
+        readFile(options.outputDir + "/" + candidate.file);
+    if (!spec) {
+      consumeError(spec.takeError());
+      return std::nullopt;
+    }
+    entry[candidate.file] = *spec;
+  }
+  return entry;
+}
+
+/// Writes a cached index and its specs into the output directory; a spec
+/// missing from the entry or not matching the index's hash makes the entry
+/// unusable.
+static Error restoreCandidates(const CacheEntry &entry, StringRef key) {
+  auto indexText = entry.find("index.json");
+  if (indexText == entry.end())
+    return makeError("cache entry without a candidate index");
+  Expected<json::Value> value = json::parse(indexText->second);
+  if (!value)
+    return value.takeError();
+  Expected<CandidateIndex> index = candidateIndexFromJson(*value);
+  if (!index)
+    return index.takeError();
+  for (const CandidateEntry &candidate : index->candidates) {
+    auto spec = entry.find(candidate.file);
+    if (spec == entry.end() || blake3Hex(spec->second) != candidate.specHash)
+      return makeError("cache entry without an intact " + candidate.file);
+  }
+  for (const CandidateEntry &candidate : index->candidates)
+    if (Error err = writeFileIfChanged(options.outputDir + "/" + candidate.file,
+                                       entry.find(candidate.file)->second))
+      return err;
+  removeStaleSpecs(options.outputDir, index->candidates.size());
+  index->key = key.str();
+  index->startedAt = unixSeconds();
+  return writeJsonFile(options.outputDir + "/index.json", toJson(*index));
+}
+
+static Error run(const char *argv0) {
+  Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
+  if (!dispatch)
+    return dispatch.takeError();
+  Expected<std::string> key = indexKey(argv0);
+  if (!key)
+    return key.takeError();
+  ContentCache cache(ContentCache::rootFor(options.cacheDir));
+  CachedStep step;
+  step.key = *key;
+  step.alreadyDone = [](StringRef key) {
+    if (!alreadyDone(key))
+      return false;
+    keepNewerThanInputs(options.outputDir + "/index.json",
+                        {options.problemPath});
+    return true;
+  };
+  step.restore = restoreCandidates;
+  step.run = [&](StringRef key) { return writeCandidates(*dispatch, key); };
+  step.outcome = candidatesOutcome;
+  return runCachedStep(cache, step);
 }
 
 Error runCandidatesStage(const CandidatesOptions &stageOptions,

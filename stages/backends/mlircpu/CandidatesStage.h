@@ -30,6 +30,9 @@ struct CandidatesOptions {
   /// (verify/<id>/best.json). A previous winner that still wins is the only
   /// candidate; otherwise the space is searched again.
   std::string verifiedPath{};
+  /// Content-addressed cache (default: $RETUNE_CACHE_DIR, else
+  /// ~/.cache/retune; 'off' disables it)
+  std::string cacheDir{};
 };
 
 /// Runs the stage with `options`; `argv0` identifies this tool in the

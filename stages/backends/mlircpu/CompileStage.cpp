@@ -11,13 +11,12 @@
 
 #include "cache/CacheKeys.h"
 #include "cache/CachedStep.h"
-#include "stages/backends/mlircpu/CpuCompiler.h"
+#include "stages/backends/mlircpu/CompileWorker.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
 #include "llvm/ADT/StringExtras.h"
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 
@@ -49,47 +48,16 @@ static std::string faultFor(StringRef spec) {
   return {};
 }
 
-static Error runChild() {
-  double startedAt = unixSeconds();
-  // Copies, not the cl::opts: lld resets every option when it links.
-  std::string output = options.outputPath, record = options.recordPath,
-              key = options.childKey;
-  cpu::CompileRequest request;
-  request.payloadPath = options.payloadPath;
-  request.specPath = options.specPath;
-  request.outputPath = options.outputPath;
-  request.threads = options.threads;
-  request.injectFault = faultFor(options.specPath);
-  Expected<cpu::CompileResult> result =
-      cpu::compileToSharedObject(request, cpu::detectHost());
-  if (!result)
-    return result.takeError();
-  CompileRecord compiled;
-  compiled.status = Status::Ok;
-  compiled.artifact = output;
-  compiled.functions = std::move(result->functions);
-  Expected<std::string> bytes = readFile(output);
-  if (!bytes)
-    return bytes.takeError();
-  compiled.artifactHash = blake3Hex(*bytes);
-  compiled.seconds = result->transformSeconds + result->lowerSeconds +
-                     result->codegenSeconds + result->linkSeconds;
-  compiled.startedAt = startedAt;
-  compiled.key = key;
-  compiled.message =
-      formatv("transform {0:f3}s, lower {1:f3}s, codegen {2:f3}s, "
-              "link {3:f3}s",
-              result->transformSeconds, result->lowerSeconds,
-              result->codegenSeconds, result->linkSeconds)
-          .str();
-  return writeJsonFile(record, toJson(compiled));
-}
-
 static Error compileInChild(const char *argv0, StringRef key);
 
 /// This compile's files: the record, the shared object and its blob name.
 static CompileFiles compileFiles() {
   return {options.recordPath, options.outputPath, "artifact.so"};
+}
+
+/// The worker beside this tool: its bytes are part of every compile's key.
+static std::string workerPath(const char *argv0) {
+  return siblingTool(argv0, "retune-compile-worker");
 }
 
 /// The cache key of this compile: tool, LLVM, host, inputs and flags.
@@ -105,6 +73,7 @@ static Expected<std::string> compileKey(const char *argv0) {
     specHash = blake3Hex(*spec);
   }
   return hostKey("compile", argv0)
+      .add("worker", toolIdentity(workerPath(argv0).c_str()))
       .add("payload", blake3Hex(*payload))
       .add("spec", specHash)
       .add("code-threads", options.threads)
@@ -112,24 +81,7 @@ static Expected<std::string> compileKey(const char *argv0) {
       .hex(16);
 }
 
-/// Every compiler flag must name an option of this binary: a typo would
-/// otherwise fail every compile in its child, one candidate at a time.
-static Error checkCompilerFlags() {
-  auto &registered = cl::getRegisteredOptions();
-  for (const std::string &flag : options.compilerFlags) {
-    StringRef name = StringRef(flag).ltrim('-').split('=').first;
-    if (!StringRef(flag).starts_with("-") || !registered.count(name))
-      return makeError("--compiler-flag=" + flag +
-                       ": not an option of retune-compile (see "
-                       "retune-compile --help-hidden); fix [mlir-cpu] "
-                       "compile_flags in tune.toml");
-  }
-  return Error::success();
-}
-
 static Error runParent(const char *argv0) {
-  if (Error err = checkCompilerFlags())
-    return err;
   // Injected faults must really happen: they bypass the cache.
   bool faulty = !faultFor(options.specPath).empty();
   ContentCache cache(faulty ? "" : ContentCache::rootFor(options.cacheDir));
@@ -163,18 +115,17 @@ static Error runParent(const char *argv0) {
 }
 
 static Error compileInChild(const char *argv0, StringRef key) {
-  std::vector<std::string> args = {"--child",
-                                   "--key=" + key.str(),
-                                   "--payload=" + options.payloadPath,
-                                   "--output=" + options.outputPath,
-                                   "--record=" + options.recordPath,
-                                   "--code-threads=" +
-                                       std::to_string(options.threads)};
+  std::vector<std::string> args = {
+      "--key=" + key.str(), "--payload=" + options.payloadPath,
+      "--output=" + options.outputPath, "--record=" + options.recordPath,
+      "--code-threads=" + std::to_string(options.threads)};
   if (!options.specPath.empty())
     args.push_back("--spec=" + options.specPath);
-  // The child parses them as its own options.
-  args.insert(args.end(), options.compilerFlags.begin(),
-              options.compilerFlags.end());
+  std::string fault = faultFor(options.specPath);
+  if (!fault.empty())
+    args.push_back("--inject-fault=" + fault);
+  for (const std::string &flag : options.compilerFlags)
+    args.push_back("--compiler-flag=" + flag);
   if (!sys::fs::exists(options.payloadPath))
     return makeError(options.payloadPath + ": no such file");
   // A stale record must not survive a failed compile.
@@ -182,8 +133,13 @@ static Error compileInChild(const char *argv0, StringRef key) {
   std::string logPath = options.recordPath + ".log";
   sys::fs::remove(logPath);
   ChildOutcome outcome =
-      runLimited(currentExecutable(argv0), args, options.timeoutSeconds,
+      runLimited(workerPath(argv0), args, options.timeoutSeconds,
                  options.memoryMB, logPath);
+  // A flag the compiler does not know fails every candidate alike: the
+  // invocation is broken, not this candidate.
+  if (outcome.status == Status::CompileError &&
+      outcome.exitCode == kUnknownCompilerFlagExit)
+    return makeError(logTail(logPath));
   if (outcome.status == Status::Ok && sys::fs::exists(options.recordPath)) {
     sys::fs::remove(logPath);
     return Error::success();
@@ -202,8 +158,6 @@ static Error compileInChild(const char *argv0, StringRef key) {
 
 Error runCompileStage(const CompileOptions &stageOptions, const char *argv0) {
   options = stageOptions;
-  if (options.child)
-    return runChild();
   return runParent(argv0);
 }
 

@@ -37,14 +37,10 @@ struct CompileOptions {
   /// Content-addressed cache (default: $RETUNE_CACHE_DIR, else
   /// ~/.cache/retune; 'off' disables it)
   std::string cacheDir{};
-  /// Internal: do the work in this process
-  bool child{};
-  /// Internal: the record's key
-  std::string childKey{};
 };
 
-/// Runs the stage with `options`; `argv0` finds this binary again for the
-/// child process the work runs in.
+/// Runs the stage with `options`; `argv0` finds retune-compile-worker beside
+/// this binary for the child process the compile runs in.
 Error runCompileStage(const CompileOptions &options, const char *argv0);
 
 } // namespace retune::mlircpu

@@ -1,16 +1,16 @@
 //===- ModelStage.cpp - The whole model with the winners --------------===//
 //
-// Compiles the whole model without and with the linked spec (retune-compile
-// children), times both interleaved on the same inputs after checking that
-// their outputs agree (retune-bench child), and writes the spec users get.
-// When the tuned model is not faster, each winner is measured alone; the
-// ones that do not help the model are dropped, the rest relinked and
-// measured again. The decision and its reasons go to the result record.
+// Links the winners (a retune-link child), compiles the whole model without
+// and with the linked spec (retune-compile children), times both interleaved on
+// the same inputs after checking that their outputs agree (retune-bench child),
+// and writes the spec users get. When the tuned model is not faster, each
+// winner is measured alone; the ones that do not help the model are dropped,
+// the rest relinked and measured again. The decision and its reasons go to the
+// result record.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/ModelStage.h"
 
-#include "stages/backends/mlircpu/SpecLinker.h"
 #include "stages/core/Records.h"
 #include "stages/core/Subprocess.h"
 #include "stages/core/WinnerPruning.h"
@@ -40,17 +40,31 @@ std::string inWork(const Twine &name) {
   return (Twine(options.workDir) + "/" + name).str();
 }
 
-std::string sibling(const char *argv0, StringRef tool) {
-  SmallString<256> path(sys::path::parent_path(currentExecutable(argv0)));
-  sys::path::append(path, tool);
-  return path.str().str();
-}
-
 class ModelEvaluator {
 public:
   explicit ModelEvaluator(const char *argv0)
-      : compileTool(sibling(argv0, "retune-compile")),
-        benchTool(sibling(argv0, "retune-bench")) {}
+      : compileTool(siblingTool(argv0, "retune-compile")),
+        benchTool(siblingTool(argv0, "retune-bench")),
+        linkTool(siblingTool(argv0, "retune-link")) {}
+
+  /// Links the specs of `winners` (in order) into <work dir>/<tag>.spec.mlir
+  /// with retune-link, which replays a link it has done before.
+  Expected<std::string> link(ArrayRef<Winner> winners, StringRef tag) {
+    std::string path = inWork(tag + ".spec.mlir");
+    std::string header =
+        "retune tuning spec for " + options.modelPath + " (" + tag.str() + ")";
+    for (const Winner &w : winners)
+      header += "\n  " + w.dispatch + ": " + w.spec;
+    std::vector<std::string> args = {"--output=" + path, "--header=" + header,
+                                     "--cache-dir=" + options.cacheDir};
+    for (const Winner &w : winners)
+      args.push_back("--spec=" + w.spec);
+    ChildOutcome outcome =
+        runLimited(linkTool, args, 0, 0, inWork(tag + ".link.log"));
+    if (outcome.status != Status::Ok)
+      return makeError("retune-link failed: " + outcome.message);
+    return path;
+  }
 
   /// Compiles the model with `spec` ("" = baseline) as `tag`.
   Expected<CompileRecord> compile(StringRef spec, StringRef tag) {
@@ -99,8 +113,7 @@ public:
     std::string result = inWork(tag + ".bench.json");
     std::vector<std::string> args = {
         "--baseline=" + inWork("baseline.json"),
-        "--candidate=" + inWork(tag + ".json"),
-        "--output=" + result,
+        "--candidate=" + inWork(tag + ".json"), "--output=" + result,
         "--warmup=" + std::to_string(options.warmup),
         "--repetitions=" + std::to_string(options.repetitions),
         "--min-sample-s=" + std::to_string(options.minSample),
@@ -118,7 +131,7 @@ public:
   }
 
 private:
-  std::string compileTool, benchTool;
+  std::string compileTool, benchTool, linkTool;
 };
 
 bool helps(const BenchRecord &record) {
@@ -129,23 +142,6 @@ std::string describe(const BenchRecord &record) {
   if (record.status != Status::Ok)
     return (toString(record.status) + ": " + record.message).str();
   return formatv("{0:f3}x the baseline time", record.ratio).str();
-}
-
-Expected<std::string> linkWinners(ArrayRef<Winner> winners, StringRef tag) {
-  std::vector<std::string> specs;
-  std::string header =
-      "retune tuning spec for " + options.modelPath + " (" + tag.str() + ")";
-  for (const Winner &w : winners) {
-    specs.push_back(w.spec);
-    header += "\n  " + w.dispatch + ": " + w.spec;
-  }
-  Expected<std::string> text = link::linkSpecs(specs, header);
-  if (!text)
-    return text.takeError();
-  std::string path = inWork(tag + ".spec.mlir");
-  if (Error err = writeFileIfChanged(path, *text))
-    return std::move(err);
-  return path;
 }
 
 /// What the model step decided, and the measurement behind it.
@@ -159,7 +155,7 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
   std::map<std::string, BenchRecord> measured;
   std::string firstFailure;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
-    Expected<std::string> spec = linkWinners(some, tag);
+    Expected<std::string> spec = evaluator.link(some, tag);
     if (!spec)
       return spec.takeError();
     Expected<BenchRecord> record = evaluator.evaluate(*spec, tag);
@@ -256,7 +252,7 @@ Error run(const char *argv0) {
   Expected<Decision> decision = decide(evaluator, *winners);
   if (!decision)
     return decision.takeError();
-  Expected<std::string> spec = linkWinners(decision->winners.kept, "final");
+  Expected<std::string> spec = evaluator.link(decision->winners.kept, "final");
   if (!spec)
     return spec.takeError();
   Expected<std::string> text = readFile(*spec);

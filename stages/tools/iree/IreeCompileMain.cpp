@@ -34,11 +34,7 @@ static cl::opt<unsigned> memoryMB("memory-mb", cl::init(0),
                                   cl::desc("memory limit (MiB, 0: none)"),
                                   cl::cat(tools::category()));
 
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
-                      "else ~/.cache/retune; 'off' disables it)"),
-             cl::cat(tools::category()));
+static auto &cacheDir = cacheDirOption(tools::category());
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

@@ -44,11 +44,7 @@ static cl::opt<unsigned>
     timeoutSeconds("timeout", cl::init(300),
                    cl::desc("seconds before the bench is killed"),
                    cl::cat(category));
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
-                      "else ~/.cache/retune; 'off' disables it)"),
-             cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 static cl::opt<bool> child("child", cl::Hidden,
                            cl::desc("internal: measure in this process"));
 static cl::opt<std::string> childKey("key", cl::Hidden,

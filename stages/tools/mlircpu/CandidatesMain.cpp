@@ -39,6 +39,8 @@ static cl::opt<std::string> verifiedPath(
              "winner that still wins is the only candidate"),
     cl::cat(category));
 
+static auto &cacheDir = cacheDirOption(category);
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -53,6 +55,7 @@ int main(int argc, char **argv) {
   options.threads = threads;
   options.skipReason = skipReason;
   options.verifiedPath = verifiedPath;
+  options.cacheDir = cacheDir;
   return finishTool("retune-candidates",
                     mlircpu::runCandidatesStage(options, argv[0]));
 }

@@ -36,20 +36,13 @@ static cl::opt<unsigned>
 static cl::opt<unsigned> memoryMB("memory-mb", cl::init(8192),
                                   cl::desc("memory limit of the compile (MiB)"),
                                   cl::cat(category));
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("content-addressed cache (default: $RETUNE_CACHE_DIR, "
-                      "else ~/.cache/retune; 'off' disables it)"),
-             cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 static cl::list<std::string> compilerFlags(
     "compiler-flag",
     cl::desc("an option of the compiler itself (a --retune-* codegen option "
-             "or LLVM's; see --help-hidden), repeatable"),
+             "or LLVM's; see retune-compile-worker --help-hidden), "
+             "repeatable"),
     cl::cat(category));
-static cl::opt<bool> child("child", cl::Hidden,
-                           cl::desc("internal: do the work in this process"));
-static cl::opt<std::string> childKey("key", cl::Hidden,
-                                     cl::desc("internal: the record's key"));
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -70,8 +63,6 @@ int main(int argc, char **argv) {
   options.memoryMB = memoryMB;
   options.cacheDir = cacheDir;
   options.compilerFlags.assign(compilerFlags.begin(), compilerFlags.end());
-  options.child = child;
-  options.childKey = childKey;
   return finishTool("retune-compile",
                     mlircpu::runCompileStage(options, argv[0]));
 }

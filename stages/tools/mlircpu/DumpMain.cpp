@@ -1,55 +1,27 @@
 //===- DumpMain.cpp - retune-dump: model -> dispatches --------------------===//
-#include "stages/backends/mlircpu/CpuCompiler.h"
-#include "stages/search/cpu/CpuHost.h"
-#include "stages/backends/mlircpu/DispatchFormation.h"
-#include "stages/support/FileUtil.h"
-#include "stages/support/Hash.h"
+//
+// The command line of the dump stage (stages/backends/mlircpu/DumpStage.h
+// does the work).
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/mlircpu/DumpStage.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/InitLLVM.h"
 
 using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-dump options");
-static cl::opt<std::string> modelPath("model", cl::Required,
-                                      cl::desc("linalg-on-tensors model (.mlir)"),
-                                      cl::cat(category));
-static cl::opt<std::string> outputDir("output-dir", cl::Required,
-                                      cl::desc("directory for index.json and <id>/dispatch.mlir"),
-                                      cl::cat(category));
-
-static Error run() {
-  if (!sys::fs::exists(modelPath))
-    return makeError(modelPath + ": no such file; check [model] path in "
-                                 "tune.toml");
-  Expected<mlir::OwningOpRef<mlir::ModuleOp>> model =
-      cpu::parseModuleFile(modelPath);
-  if (!model)
-    return model.takeError();
-  Expected<dump::FormedDispatches> formed =
-      dump::formDispatches(**model, modelPath, cpu::detectHost().target());
-  if (!formed)
-    return formed.takeError();
-  // Dispatch files first: the index is what later stages depend on.
-  // Per dispatch: its IR and its problem, so that each later step depends
-  // only on the dispatch it works on.
-  for (DispatchEntry &entry : formed->index.dispatches) {
-    std::string dir = outputDir + "/" + entry.id;
-    // The planner checks the file against this: a damaged one is redone.
-    entry.irHash = blake3Hex(formed->modules.at(entry.id));
-    if (Error err = writeFileIfChanged(dir + "/dispatch.mlir",
-                                       formed->modules.at(entry.id)))
-      return err;
-    if (Error err = writeJsonFile(dir + "/problem.json",
-                                  toJson(DispatchIndex{modelPath, entry.flops,
-                                                       {entry}})))
-      return err;
-  }
-  return writeJsonFile(outputDir + "/index.json", toJson(formed->index));
-}
+static cl::opt<std::string>
+    modelPath("model", cl::Required,
+              cl::desc("linalg-on-tensors model (.mlir)"), cl::cat(category));
+static cl::opt<std::string>
+    outputDir("output-dir", cl::Required,
+              cl::desc("directory for index.json and <id>/dispatch.mlir"),
+              cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
@@ -60,5 +32,9 @@ int main(int argc, char **argv) {
       "contraction or convolution, with its fill.\n\nWrites "
       "<output-dir>/index.json (ids, names, FLOPs, shares) and "
       "<output-dir>/<id>/dispatch.mlir; unchanged files keep their mtime.\n");
-  return finishTool("retune-dump", run());
+  mlircpu::DumpOptions options;
+  options.modelPath = modelPath;
+  options.outputDir = outputDir;
+  options.cacheDir = cacheDir;
+  return finishTool("retune-dump", mlircpu::runDumpStage(options, argv[0]));
 }

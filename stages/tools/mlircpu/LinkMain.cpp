@@ -1,6 +1,10 @@
 //===- LinkMain.cpp - retune-link: winners -> one tuning spec -------------===//
-#include "stages/backends/mlircpu/SpecLinker.h"
-#include "stages/support/FileUtil.h"
+//
+// The command line of the link stage (stages/backends/mlircpu/LinkStage.h
+// does the work).
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/mlircpu/LinkStage.h"
 #include "stages/core/Records.h"
 #include "stages/support/ToolMain.h"
 
@@ -11,31 +15,41 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-link options");
-static cl::list<std::string> selections(cl::Positional, cl::OneOrMore,
+static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
                                         cl::desc("<best/<id>.json>..."),
                                         cl::cat(category));
+static cl::list<std::string>
+    specPaths("spec",
+              cl::desc("a spec to link after the winners' (repeatable)"),
+              cl::cat(category));
+static cl::opt<std::string>
+    header("header",
+           cl::desc("comment of the linked spec (default: the "
+                    "winners it links)"),
+           cl::cat(category));
 static cl::opt<std::string> outputPath("output", cl::Required,
                                        cl::desc("linked spec to write"),
                                        cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 
-static Error run() {
-  std::vector<std::string> specs;
-  std::string header = "Linked by retune-link from the winners of:";
+/// The winners' specs in the order given, and a header naming each
+/// dispatch's winner (or its default config).
+static Error addWinners(mlircpu::LinkOptions &options) {
+  std::string described = "Linked by retune-link from the winners of:";
   for (const std::string &path : selections) {
     Expected<SelectRecord> record =
         readRecord<SelectRecord>(path, schema::kSelect, selectRecordFromJson);
     if (!record)
       return record.takeError();
-    header += "\n  " + record->dispatch + ": " +
-              (record->winner ? record->spec
-                              : std::string("(no winner: default config)"));
+    described += "\n  " + record->dispatch + ": " +
+                 (record->winner ? record->spec
+                                 : std::string("(no winner: default config)"));
     if (record->winner)
-      specs.push_back(record->spec);
+      options.specPaths.push_back(record->spec);
   }
-  Expected<std::string> linked = link::linkSpecs(specs, header);
-  if (!linked)
-    return linked.takeError();
-  return writeFileIfChanged(outputPath, *linked);
+  if (options.header.empty())
+    options.header = described;
+  return Error::success();
 }
 
 int main(int argc, char **argv) {
@@ -45,5 +59,13 @@ int main(int argc, char **argv) {
       argc, argv,
       "retune-link: link the winning spec of every dispatch into one tuning "
       "spec with a single foreach_match (first matcher wins).\n");
-  return finishTool("retune-link", run());
+  mlircpu::LinkOptions options;
+  options.header = header;
+  options.outputPath = outputPath;
+  options.cacheDir = cacheDir;
+  if (Error err = addWinners(options))
+    return finishTool("retune-link", std::move(err));
+  options.specPaths.insert(options.specPaths.end(), specPaths.begin(),
+                           specPaths.end());
+  return finishTool("retune-link", mlircpu::runLinkStage(options, argv[0]));
 }

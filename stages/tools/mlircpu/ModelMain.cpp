@@ -47,10 +47,7 @@ static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(300),
                                         cl::cat(category));
 static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
                                       cl::cat(category));
-static cl::opt<std::string>
-    cacheDir("cache-dir",
-             cl::desc("passed on to retune-compile and retune-bench"),
-             cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 
 static cl::list<std::string>
     compilerFlags("compiler-flag",
