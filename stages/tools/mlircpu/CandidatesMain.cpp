@@ -39,6 +39,17 @@ static cl::opt<std::string> verifiedPath(
              "winner that still wins is the only candidate"),
     cl::cat(category));
 
+static cl::opt<std::string> rankerModelPath(
+    "ranker-model",
+    cl::desc("order candidates by this retune-ranker model (the heuristic's "
+             "order where it saw too few dispatches like this one)"),
+    cl::cat(category));
+
+static cl::opt<unsigned>
+    explore("explore", cl::init(0),
+            cl::desc("with --ranker-model: keep the heuristic's best N too"),
+            cl::cat(category));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -53,6 +64,8 @@ int main(int argc, char **argv) {
   options.threads = threads;
   options.skipReason = skipReason;
   options.verifiedPath = verifiedPath;
+  options.rankerModelPath = rankerModelPath;
+  options.explore = explore;
   return finishTool("retune-candidates",
                     mlircpu::runCandidatesStage(options, argv[0]));
 }
