@@ -265,6 +265,12 @@ const std::map<std::string, TableParser> &tableParsers() {
        [](TableReader &r, TuneConfig &c) -> Error {
          return r.stringListKey("compile_flags", c.mlirCpu.compileFlags);
        }},
+      {"search",
+       [](TableReader &r, TuneConfig &c) -> Error {
+         if (Error err = r.stringKey("ranker", c.search.ranker))
+           return err;
+         return r.unsignedKey("explore", c.search.explore, 0, 100000);
+       }},
       {"tune",
        [](TableReader &r, TuneConfig &c) -> Error {
          if (Error err = r.unsignedKey("candidates", c.candidates, 1, 100000))
@@ -503,6 +509,7 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
   }
   StringRef base = sys::path::parent_path(config.configPath);
   resolveRelative(config.iree.profile, base, false);
+  resolveRelative(config.search.ranker, base, false);
   resolveRelative(config.iree.toolsDir, base, false);
   for (std::string *tool : {&config.iree.compile, &config.iree.opt,
                             &config.iree.benchmark, &config.iree.importOnnx})

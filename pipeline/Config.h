@@ -58,6 +58,15 @@ struct MlirCpuConfig {
   std::vector<std::string> compileFlags;
 };
 
+/// The `[search]` table: how mlir-cpu orders a dispatch's candidates.
+struct SearchConfig {
+  /// Absolute path of a `retune-ranker train` model; empty: the cost
+  /// heuristic's order.
+  std::string ranker;
+  /// With a ranker: the heuristic's best N stay among the candidates.
+  unsigned explore = 0;
+};
+
 /// The `[cluster]` table: where compile and bench steps run. With kind
 /// "slurm" each such step is one `srun` (docs/cluster.md).
 struct ClusterConfig {
@@ -139,6 +148,7 @@ struct TuneConfig {
   // [iree] (backend "iree" only)
   IreeConfig iree;
   MlirCpuConfig mlirCpu;
+  SearchConfig search;
   /// The validated `[gpu]` table re-serialized as TOML (`[gpu]` header
   /// included) for retune-iree-candidates; empty when tune.toml has none.
   std::string gpuTable;

@@ -268,3 +268,21 @@ TEST(ConfigTest, ClusterErrorsNameFileLineAndKey) {
                       "mlir-cpu backend's steps"),
             std::string::npos);
 }
+
+TEST(ConfigTest, SearchTableIsReadForMlirCpuOnly) {
+  Expected<TuneConfig> config = parseConfig(
+      "[model]\npath = \"m.mlir\"\n[search]\nranker = \"models/r.json\"\n"
+      "explore = 4\n",
+      "/repo/tune.toml");
+  ASSERT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
+  EXPECT_EQ(config->search.ranker, "/repo/models/r.json");
+  EXPECT_EQ(config->search.explore, 4u);
+  EXPECT_EQ(config->keyLines.at("search.ranker"), 4u);
+  EXPECT_EQ(errorOf("[model]\npath = \"m.mlir\"\n[search]\nexplore = -1\n"),
+            "/repo/tune.toml:4: [search] explore must be an integer from 0 "
+            "to 100000");
+  EXPECT_NE(errorOf("[model]\npath = \"m.mlir\"\n[backend]\nkind = \"iree\"\n"
+                    "[search]\nexplore = 1\n")
+                .find("[search] is only used by [backend] kind = \"mlir-cpu\""),
+            std::string::npos);
+}

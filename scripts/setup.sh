@@ -8,7 +8,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 packages=(
   cmake ninja-build g++ python3 python3-venv
   llvm-22-dev libmlir-22-dev mlir-22-tools liblld-22-dev libomp-22-dev
-  libz3-dev libtomlplusplus-dev libfmt-dev libgtest-dev
+  libz3-dev libtomlplusplus-dev libfmt-dev libgtest-dev libxgboost-dev
   zlib1g-dev libzstd-dev libopenblas-dev
   chromium
   munge slurmctld slurmd slurm-client

@@ -22,6 +22,7 @@
 #include "llvm/Config/llvm-config.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/JSON.h"
 #include "llvm/Support/Path.h"
 
 using namespace llvm;
@@ -95,6 +96,32 @@ Error checkModelParses(const TuneConfig &config, const PlannerPaths &paths) {
   return Error::success();
 }
 
+/// `[search] ranker` must be a model file `retune-ranker train` wrote; its
+/// feature set is checked by the candidates step, which reads it.
+Error checkRanker(const TuneConfig &config) {
+  const std::string &path = config.search.ranker;
+  if (path.empty())
+    return Error::success();
+  std::string fix = "; train one with `retune-ranker train -o <file> <tune "
+                    "build directories>` or remove the key";
+  Expected<std::string> text = readFile(path);
+  if (!text)
+    return makeError(config.where("search.ranker") +
+                     "[search] ranker: cannot read " + path + ": " +
+                     toString(text.takeError()) + fix);
+  Expected<json::Value> value = json::parse(*text);
+  const json::Object *root = value ? value->getAsObject() : nullptr;
+  if (!value)
+    consumeError(value.takeError());
+  if (!root || root->getString("schema") != "retune.ranker/1")
+    return makeError(config.where("search.ranker") +
+                     "[search] ranker: " + path +
+                     " is not a ranker model (schema "
+                     "\"retune.ranker/1\")" +
+                     fix);
+  return Error::success();
+}
+
 class MlirCpuBackend final : public Backend {
 public:
   StringRef name() const override { return "mlir-cpu"; }
@@ -102,11 +129,13 @@ public:
   BackendTraits traits() const override {
     BackendTraits traits;
     traits.verifiesWinners = true;
-    traits.ownTables = {"mlir-cpu"};
+    traits.ownTables = {"mlir-cpu", "search"};
     return traits;
   }
 
   Error checkModel(const TuneConfig &config) const override {
+    if (Error err = checkRanker(config))
+      return err;
     return checkEntry(config);
   }
 
@@ -174,9 +203,20 @@ public:
              {}});
   }
 
-  CandidatesEdgeParts candidatesEdge(const TuneConfig &, const PlannerPaths &,
+  CandidatesEdgeParts candidatesEdge(const TuneConfig &config,
+                                     const PlannerPaths &,
                                      StringRef) const override {
-    return {};
+    CandidatesEdgeParts parts;
+    if (config.search.ranker.empty())
+      return parts;
+    // A retrained model re-runs the candidates steps (its hash is in their
+    // cache key too).
+    parts.implicitInputs.push_back(config.search.ranker);
+    parts.variables.push_back(
+        {"ranker_flag",
+         shellQuote("--ranker-model=" + config.search.ranker) +
+             " --explore=" + std::to_string(config.search.explore)});
+    return parts;
   }
 
   std::string writeCandidateEdges(NinjaWriter &w, const TuneConfig &,

@@ -266,6 +266,9 @@ json::Value toJson(const CandidateIndex &index) {
   if (!index.reverify.empty())
     object["reverify"] =
         json::Object{{"decision", index.reverify}, {"why", index.reverifyWhy}};
+  if (!index.order.empty())
+    object["order"] =
+        json::Object{{"used", index.order}, {"why", index.orderWhy}};
   return object;
 }
 
@@ -286,6 +289,16 @@ Expected<CandidateIndex> candidateIndexFromJson(const json::Value &v) {
       if (index.reverify != "kept" && index.reverify != "re-searched")
         reverifyReader.fail("decision must be \"kept\" or \"re-searched\"");
       if (Error err = reverifyReader.take())
+        return std::move(err);
+    }
+  if (reader.object)
+    if (const json::Value *order = reader.object->get("order")) {
+      FieldReader orderReader(*order, "order");
+      index.order = orderReader.str("used");
+      index.orderWhy = orderReader.str("why", false);
+      if (index.order != "learned" && index.order != "heuristic")
+        orderReader.fail("used must be \"learned\" or \"heuristic\"");
+      if (Error err = orderReader.take())
         return std::move(err);
     }
   if (const json::Array *array = reader.array("candidates")) {

@@ -95,6 +95,10 @@ struct CandidateIndex {
   /// "re-searched"; `reverifyWhy` says why, for the report. Empty when the
   /// dispatch had no winner to verify.
   std::string reverify, reverifyWhy;
+  /// With a ranker model (`[search] ranker`): "learned" when the model
+  /// ordered the candidates, "heuristic" when it had too little data like
+  /// this dispatch; `orderWhy` says which. Empty without a model.
+  std::string order, orderWhy;
 };
 
 /// A tensor argument or result of a compiled function.

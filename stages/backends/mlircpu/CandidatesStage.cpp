@@ -16,6 +16,7 @@
 #include "stages/core/Records.h"
 #include "stages/core/Selection.h"
 #include "stages/search/cpu/CpuSpace.h"
+#include "stages/search/ranker/Ranker.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
@@ -25,6 +26,7 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
+#include <numeric>
 
 using namespace llvm;
 using namespace retune;
@@ -39,24 +41,35 @@ static void removeStaleSpecs(StringRef dir, unsigned keep) {
   removeNumberedFiles(dir, ".spec.mlir", keep);
 }
 
+/// BLAKE3 of the file at `path`; empty for no path.
+static Expected<std::string> hashOfOptionalFile(StringRef path) {
+  if (path.empty())
+    return "";
+  Expected<std::string> bytes = readFile(path);
+  if (!bytes)
+    return bytes.takeError();
+  return blake3Hex(*bytes);
+}
+
 /// What the index is made from: the tool, the problem and the options.
 static Expected<std::string> indexKey(const char *argv0) {
   Expected<std::string> problem = readFile(options.problemPath);
   if (!problem)
     return problem.takeError();
-  std::string verified;
-  if (!options.verifiedPath.empty()) {
-    Expected<std::string> bytes = readFile(options.verifiedPath);
-    if (!bytes)
-      return bytes.takeError();
-    verified = blake3Hex(*bytes);
-  }
+  Expected<std::string> verified = hashOfOptionalFile(options.verifiedPath);
+  if (!verified)
+    return verified.takeError();
+  Expected<std::string> ranker = hashOfOptionalFile(options.rankerModelPath);
+  if (!ranker)
+    return ranker.takeError();
   return hostKey("candidates", argv0)
       .add("problem", blake3Hex(*problem))
       .add("count", options.candidateCount)
       .add("code-threads", options.threads)
       .add("skip", options.skipReason)
-      .add("verified", verified)
+      .add("verified", *verified)
+      .add("ranker", *ranker)
+      .add("explore", options.explore)
       .hex(16);
 }
 
@@ -85,6 +98,55 @@ static bool alreadyDone(StringRef key) {
   });
 }
 
+/// The learned order looks at most this many of the heuristic's best:
+/// features cost a cost estimate each, and a space of 200000 would make the
+/// step slow for candidates the heuristic deems hopeless anyway.
+static constexpr size_t kRankedPool = 4096;
+
+/// Indices into `ranked` (the heuristic's order) of the `count` candidates
+/// to emit: the heuristic's first, or with a ranker model the model's
+/// first, keeping the heuristic's best `options.explore` among them.
+/// Records the order used in `index`.
+static Expected<std::vector<size_t>>
+chooseCandidates(const Problem &problem, const cpu::CpuHost &host,
+                 ArrayRef<cpu::RankedConfig> ranked, unsigned count,
+                 CandidateIndex &index) {
+  size_t emitted = std::min<size_t>(count, ranked.size());
+  std::vector<size_t> chosen(emitted);
+  std::iota(chosen.begin(), chosen.end(), 0);
+  if (options.rankerModelPath.empty())
+    return chosen;
+  Expected<ranker::RankerModel> model =
+      ranker::readRankerModel(options.rankerModelPath);
+  if (!model)
+    return model.takeError();
+  std::vector<cpu::CpuConfig> pool;
+  for (const cpu::RankedConfig &r : ranked.take_front(
+           std::min(ranked.size(), std::max(kRankedPool, emitted))))
+    pool.push_back(r.config);
+  Expected<ranker::RankedOrder> order =
+      ranker::rankConfigs(&*model, problem, host, pool);
+  if (!order)
+    return order.takeError();
+  index.order = order->order;
+  index.orderWhy = order->why;
+  // The heuristic's best `explore` are kept; the model fills the rest.
+  size_t kept = std::min<size_t>(options.explore, emitted);
+  size_t learnedSlots = emitted - kept;
+  chosen.clear();
+  for (size_t n : order->permutation) {
+    if (chosen.size() == emitted)
+      break;
+    if (n < kept)
+      chosen.push_back(n);
+    else if (learnedSlots > 0) {
+      chosen.push_back(n);
+      --learnedSlots;
+    }
+  }
+  return chosen;
+}
+
 /// Enumerates the space (or records why not) and writes the specs and the
 /// index keyed `key`.
 static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
@@ -105,11 +167,12 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
     removeStaleSpecs(options.outputDir, 1);
     return writeJsonFile(options.outputDir + "/index.json", toJson(index));
   }
+  cpu::CpuHost host = cpu::detectHost();
   cpu::CpuSpaceOptions spaceOptions;
   spaceOptions.threads = options.threads;
   auto start = std::chrono::steady_clock::now();
   Expected<cpu::CpuSpaceResult> space =
-      cpu::enumerateCpuSpace(entry.problem, cpu::detectHost(), spaceOptions);
+      cpu::enumerateCpuSpace(entry.problem, host, spaceOptions);
   index.enumerationSeconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
@@ -121,10 +184,13 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
     return writeJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   index.totalSolutions = space->totalSolutions;
-  unsigned emitted =
-      std::min<size_t>(options.candidateCount, space->ranked.size());
+  Expected<std::vector<size_t>> chosen = chooseCandidates(
+      entry.problem, host, space->ranked, options.candidateCount, index);
+  if (!chosen)
+    return chosen.takeError();
+  unsigned emitted = chosen->size();
   for (unsigned n = 0; n < emitted; ++n) {
-    const cpu::RankedConfig &ranked = space->ranked[n];
+    const cpu::RankedConfig &ranked = space->ranked[(*chosen)[n]];
     cpu::SpecEntry spec{formatv("{0}_c{1}", entry.id, n).str(), entry.problem,
                         ranked.config};
     std::string file = formatv("{0}.spec.mlir", n).str();

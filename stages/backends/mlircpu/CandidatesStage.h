@@ -33,6 +33,13 @@ struct CandidatesOptions {
   /// Content-addressed cache (default: $RETUNE_CACHE_DIR, else
   /// ~/.cache/retune; 'off' disables it)
   std::string cacheDir{};
+  /// A `retune.ranker/1` model (retune-ranker train): candidates in its
+  /// order instead of the cost heuristic's, when it saw enough dispatches
+  /// like this one (CandidateIndex::order says which order was used).
+  std::string rankerModelPath{};
+  /// With a ranker model: the heuristic's best `explore` stay in the set
+  /// whatever the model says.
+  unsigned explore = 0;
 };
 
 /// Runs the stage with `options`; `argv0` identifies this tool in the

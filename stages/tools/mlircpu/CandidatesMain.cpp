@@ -41,6 +41,17 @@ static cl::opt<std::string> verifiedPath(
 
 static auto &cacheDir = cacheDirOption(category);
 
+static cl::opt<std::string> rankerModelPath(
+    "ranker-model",
+    cl::desc("order candidates by this retune-ranker model (the heuristic's "
+             "order where it saw too few dispatches like this one)"),
+    cl::cat(category));
+
+static cl::opt<unsigned>
+    explore("explore", cl::init(0),
+            cl::desc("with --ranker-model: keep the heuristic's best N too"),
+            cl::cat(category));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);
@@ -56,6 +67,8 @@ int main(int argc, char **argv) {
   options.skipReason = skipReason;
   options.verifiedPath = verifiedPath;
   options.cacheDir = cacheDir;
+  options.rankerModelPath = rankerModelPath;
+  options.explore = explore;
   return finishTool("retune-candidates",
                     mlircpu::runCandidatesStage(options, argv[0]));
 }
