@@ -5,11 +5,13 @@
 
 #include "llvm/Support/FileSystem.h"
 
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
 #include <dlfcn.h>
 #include <random>
+#include <utility>
 
 namespace retune::bench {
 namespace {
@@ -127,12 +129,27 @@ std::vector<Buffer> makeInputs(const FuncSignature &signature, uint64_t seed) {
   return inputs;
 }
 
+/// The most pointers a kernel's C interface takes: its result descriptor
+/// and one descriptor per argument (a model's weights are arguments too).
+constexpr size_t kMaxPointerArgs = 128;
+
+/// Calls `function` with all of `p`. The C interface takes only pointers;
+/// under the SysV calling convention the caller pops the stack, so trailing
+/// pointers the callee does not declare are ignored.
+template <size_t... I>
+static void callWithPointers(void *function,
+                             const std::array<void *, sizeof...(I)> &p,
+                             std::index_sequence<I...>) {
+  using Fn = void (*)(decltype((void)I, static_cast<void *>(nullptr))...);
+  reinterpret_cast<Fn>(function)(p[I]...);
+}
+
 Expected<std::unique_ptr<Kernel>> Kernel::load(StringRef objectPath,
                                                const FuncSignature &signature) {
-  if (signature.args.size() + 1 > 16)
+  if (signature.args.size() + 1 > kMaxPointerArgs)
     return makeError("function @" + signature.name + " has " +
-                     Twine(signature.args.size()) +
-                     " arguments; at most 15 are supported");
+                     Twine(signature.args.size()) + " arguments; at most " +
+                     Twine(kMaxPointerArgs - 1) + " are supported");
   std::unique_ptr<Kernel> kernel(new Kernel());
   kernel->sig = signature;
   // RTLD_LOCAL: baseline and candidate export the same symbol names.
@@ -168,20 +185,13 @@ void Kernel::setInputs(const std::vector<Buffer> &inputs) {
 }
 
 std::vector<Values> Kernel::call(bool readResults) {
-  void *p[16] = {};
+  std::array<void *, kMaxPointerArgs> p{};
   unsigned n = 0;
   if (!sig.results.empty())
     p[n++] = resultDescriptors.data();
   for (std::vector<int64_t> &d : argDescriptors)
     p[n++] = d.data();
-  // The C interface takes only pointers; unused trailing ones are ignored
-  // by the callee under the SysV calling convention.
-  using Fn = void (*)(void *, void *, void *, void *, void *, void *, void *,
-                      void *, void *, void *, void *, void *, void *, void *,
-                      void *, void *);
-  reinterpret_cast<Fn>(function)(p[0], p[1], p[2], p[3], p[4], p[5], p[6],
-                                 p[7], p[8], p[9], p[10], p[11], p[12], p[13],
-                                 p[14], p[15]);
+  callWithPointers(function, p, std::make_index_sequence<kMaxPointerArgs>());
   std::vector<Values> results;
   size_t offset = 0;
   for (const TensorSpec &spec : sig.results) {
@@ -214,9 +224,8 @@ std::vector<Values> Kernel::call(bool readResults) {
     }
     // Results that are fresh allocations belong to us now.
     int64_t allocated = words[0];
-    bool aliasesArg = llvm::any_of(argDescriptors, [&](const auto &d) {
-      return d[0] == allocated;
-    });
+    bool aliasesArg = llvm::any_of(
+        argDescriptors, [&](const auto &d) { return d[0] == allocated; });
     if (allocated && allocated != kGlobalSentinel && !aliasesArg)
       std::free(reinterpret_cast<void *>(allocated));
   }
