@@ -26,7 +26,6 @@
 #include "llvm/Support/Path.h"
 
 #include <chrono>
-#include <numeric>
 
 using namespace llvm;
 using namespace retune;
@@ -104,18 +103,18 @@ static bool alreadyDone(StringRef key) {
 static constexpr size_t kRankedPool = 4096;
 
 /// Indices into `ranked` (the heuristic's order) of the `count` candidates
-/// to emit: the heuristic's first, or with a ranker model the model's
-/// first, keeping the heuristic's best `options.explore` among them.
+/// to emit: the heuristic's first, spread across blocking strategies
+/// (cpu::spreadAcrossStrategies), or with a ranker model the model's first,
+/// keeping the heuristic's best `options.explore` among them.
 /// Records the order used in `index`.
 static Expected<std::vector<size_t>>
 chooseCandidates(const Problem &problem, const cpu::CpuHost &host,
                  ArrayRef<cpu::RankedConfig> ranked, unsigned count,
                  CandidateIndex &index) {
   size_t emitted = std::min<size_t>(count, ranked.size());
-  std::vector<size_t> chosen(emitted);
-  std::iota(chosen.begin(), chosen.end(), 0);
   if (options.rankerModelPath.empty())
-    return chosen;
+    return cpu::spreadAcrossStrategies(ranked, emitted);
+  std::vector<size_t> chosen;
   Expected<ranker::RankerModel> model =
       ranker::readRankerModel(options.rankerModelPath);
   if (!model)

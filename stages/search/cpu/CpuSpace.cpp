@@ -26,6 +26,7 @@
 #include <cmath>
 #include <limits>
 #include <optional>
+#include <set>
 #include <string>
 
 using namespace llvm;
@@ -284,7 +285,8 @@ static Expected<Analysis> analyze(const Problem &problem, const CpuHost &host) {
     }
   if (an.width == 0)
     return unsupported(problem, "the vectorized loop range " +
-                                    Twine(an.cols()) + " is not a multiple of " +
+                                    Twine(an.cols()) +
+                                    " is not a multiple of " +
                                     Twine(std::max<int64_t>(2, lanes / 4)) +
                                     " elements (partial vectors need masking, "
                                     "which this space does not model)");
@@ -335,11 +337,11 @@ static Expected<Analysis> analyze(const Problem &problem, const CpuHost &host) {
       if (map.hasDim(an.mDim) && !map.hasDim(an.nDim))
         an.rowStreams = map.contiguous() != an.mDim;
       if (map.hasDim(an.nDim) && !map.hasDim(an.mDim)) {
-        an.transposedVectorOperand = map.contiguous() != static_cast<int>(an.nDim);
-        int64_t stride =
-            std::max(strideAlong(map, an.ranges, an.kDim),
-                     strideAlong(map, an.ranges, an.nDim)) *
-            an.inBytes;
+        an.transposedVectorOperand =
+            map.contiguous() != static_cast<int>(an.nDim);
+        int64_t stride = std::max(strideAlong(map, an.ranges, an.kDim),
+                                  strideAlong(map, an.ranges, an.nDim)) *
+                         an.inBytes;
         an.vectorOperandConflicts = stride > 0 && stride % kL1SetPeriod == 0;
       }
     }
@@ -393,9 +395,9 @@ static int64_t registerLimit(const CpuHost &host) {
 }
 
 /// Register rule; nullopt when satisfied, else the violated rule.
-static std::optional<std::string>
-checkRegister(const Analysis &an, const CpuHost &host,
-              const RegisterChoice &r) {
+static std::optional<std::string> checkRegister(const Analysis &an,
+                                                const CpuHost &host,
+                                                const RegisterChoice &r) {
   if (r.mr < 1 || an.rows() % r.mr != 0)
     return "divisibility: rows register tile " + std::to_string(r.mr) +
            " does not divide " + std::to_string(an.rows());
@@ -416,8 +418,7 @@ checkRegister(const Analysis &an, const CpuHost &host,
     return "unroll: k-unroll " + std::to_string(r.unroll) +
            " does not divide the reduction range " +
            std::to_string(an.ranges[an.kDim]);
-  if (r.colsOuter &&
-      (!an.twoOrders || r.mr == an.rows() || nr == an.cols()))
+  if (r.colsOuter && (!an.twoOrders || r.mr == an.rows() || nr == an.cols()))
     return std::string("register order: vector loop outer is only distinct "
                        "for contractions where both register loops iterate");
   return std::nullopt;
@@ -449,9 +450,10 @@ static int64_t blockExtent(const Analysis &an, const Knobs &k, int dim) {
 }
 
 /// Outer, reduction and thread rules.
-static std::optional<std::string>
-checkOuter(const Analysis &an, const CpuHost &host,
-           const CpuSpaceOptions &options, const Knobs &k) {
+static std::optional<std::string> checkOuter(const Analysis &an,
+                                             const CpuHost &host,
+                                             const CpuSpaceOptions &options,
+                                             const Knobs &k) {
   if (k.threads != 1 && k.threads != options.threads)
     return "threads: " + std::to_string(k.threads) + " is neither 1 nor the " +
            std::to_string(options.threads) + " threads allowed";
@@ -479,8 +481,8 @@ checkOuter(const Analysis &an, const CpuHost &host,
              std::to_string(unit) + ", unit x 2^i or range / 2^j";
     tiles *= an.ranges[dim] / tile;
   }
-  if (k.threads > 1 && (!anyOuter || tiles < k.threads ||
-                        tiles % k.threads != 0))
+  if (k.threads > 1 &&
+      (!anyOuter || tiles < k.threads || tiles % k.threads != 0))
     return "thread tiles: " + std::to_string(tiles) +
            " outer tiles cannot be shared evenly by " +
            std::to_string(k.threads) + " threads";
@@ -505,9 +507,9 @@ checkOuter(const Analysis &an, const CpuHost &host,
   bool cacheTiled = k.kc || (k.threads == 1 && anyOuter);
   if (cacheTiled) {
     int64_t kE = k.kc ? k.kc : an.ranges[an.kDim];
-    int64_t block = (blockExtent(an, k, an.mDim) * kE +
-                     kE * blockExtent(an, k, an.nDim)) *
-                    an.inBytes;
+    int64_t block =
+        (blockExtent(an, k, an.mDim) * kE + kE * blockExtent(an, k, an.nDim)) *
+        an.inBytes;
     if (block > host.l2Bytes)
       return "cache fit (L2): mc x kc + kc x nc blocks " +
              std::to_string(block) + " bytes > L2 " +
@@ -608,8 +610,7 @@ static double lineCycles(const CpuHost &host, int64_t bytes) {
   return kLineCycles[3];
 }
 
-static double costOf(const Analysis &an, const CpuHost &host,
-                     const Knobs &k) {
+static double costOf(const Analysis &an, const CpuHost &host, const Knobs &k) {
   const RegisterChoice &r = k.reg;
   int64_t nr = r.nv * an.width;
   double acc = static_cast<double>(r.mr * r.nv);
@@ -718,9 +719,9 @@ enumerateRegisters(const Analysis &an, const CpuHost &host) {
   solver::Expr colsOuter = m.addVar("cols_outer", 0, 1);
   m.require(m.divides(unroll, m.c(an.ranges[an.kDim])),
             "unroll divides the innermost register loop's trip count");
-  m.require(m.le(m.add(m.add(m.mul(mr, nv), nv), m.c(1)),
-                 m.c(registerLimit(host))),
-            "accumulators + operand vectors + one broadcast fit the registers");
+  m.require(
+      m.le(m.add(m.add(m.mul(mr, nv), nv), m.c(1)), m.c(registerLimit(host))),
+      "accumulators + operand vectors + one broadcast fit the registers");
   // Loop order: the second order only where it differs.
   solver::Expr rowsFirst = m.eq(colsOuter, m.c(0));
   if (an.twoOrders)
@@ -754,8 +755,9 @@ enumerateRegisters(const Analysis &an, const CpuHost &host) {
 /// Calls `visit` with every combination of per-loop tiles over `dims`.
 template <typename Fn>
 static void forEachOuter(const Analysis &an, const RegisterChoice &r,
-                         ArrayRef<unsigned> dims, SmallVector<int64_t, 8> &outer,
-                         unsigned index, Fn &&visit) {
+                         ArrayRef<unsigned> dims,
+                         SmallVector<int64_t, 8> &outer, unsigned index,
+                         Fn &&visit) {
   if (index == dims.size()) {
     visit();
     return;
@@ -814,8 +816,9 @@ Expected<CpuSpaceResult> enumerateCpuSpace(const Problem &problem,
       });
     }
   }
-  std::stable_sort(valid.begin(), valid.end(),
-                   [](const auto &a, const auto &b) { return a.second < b.second; });
+  std::stable_sort(
+      valid.begin(), valid.end(),
+      [](const auto &a, const auto &b) { return a.second < b.second; });
   if (valid.size() > options.maxSolutions)
     valid.resize(options.maxSolutions);
   result.ranked.reserve(valid.size());
@@ -837,6 +840,64 @@ Error checkCpuConfig(const Problem &problem, const CpuHost &host,
   if (std::optional<std::string> why = checkOuter(*an, host, options, *k))
     return makeError(*why);
   return Error::success();
+}
+
+/// A configuration's blocking strategy: which outer dims it tiles and
+/// which reduction dims it cache-tiles (not the sizes).
+static std::pair<uint64_t, uint64_t> strategyOf(const CpuConfig &config) {
+  uint64_t outer = 0, reduction = 0;
+  for (auto [i, tile] : llvm::enumerate(config.outerTiles))
+    outer |= tile ? uint64_t{1} << i : 0;
+  for (auto [i, tile] : llvm::enumerate(config.reductionTiles))
+    reduction |= tile ? uint64_t{1} << i : 0;
+  return {outer, reduction};
+}
+
+std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,
+                                           size_t count) {
+  count = std::min(count, ranked.size());
+  // The first of each strategy, and the first with and without a reduction
+  // tile (the costliest misjudgement: a whole operand streamed from L3 per
+  // tile, or not).
+  std::optional<size_t> blocked, unblocked;
+  std::set<std::pair<uint64_t, uint64_t>> seen;
+  std::vector<size_t> strategyFirsts;
+  for (auto [n, r] : llvm::enumerate(ranked)) {
+    auto strategy = strategyOf(r.config);
+    if (seen.insert(strategy).second)
+      strategyFirsts.push_back(n);
+    std::optional<size_t> &first = strategy.second ? blocked : unblocked;
+    if (!first)
+      first = n;
+  }
+  std::vector<size_t> picks;
+  std::vector<bool> picked(ranked.size(), false);
+  auto pick = [&](size_t n) {
+    if (picks.size() < count && !picked[n]) {
+      picked[n] = true;
+      picks.push_back(n);
+    }
+  };
+  // One sequence whatever the count, so that a larger count only adds
+  // candidates: the pair (the heuristic's best is one of them), then the
+  // heuristic's next and the next strategy's first, in turn.
+  for (std::optional<size_t> first :
+       {std::min(blocked, unblocked), std::max(blocked, unblocked)})
+    if (first)
+      pick(*first);
+  size_t nextRanked = 0, nextStrategy = 0;
+  while (picks.size() < count) {
+    while (nextRanked < ranked.size() && picked[nextRanked])
+      ++nextRanked;
+    if (nextRanked < ranked.size())
+      pick(nextRanked);
+    while (nextStrategy < strategyFirsts.size() &&
+           picked[strategyFirsts[nextStrategy]])
+      ++nextStrategy;
+    if (nextStrategy < strategyFirsts.size())
+      pick(strategyFirsts[nextStrategy]);
+  }
+  return picks;
 }
 
 double estimateCost(const Problem &problem, const CpuHost &host,

@@ -7,9 +7,9 @@
 #ifndef RETUNE_CPU_CPUSPACE_H
 #define RETUNE_CPU_CPUSPACE_H
 
+#include "stages/core/Problem.h"
 #include "stages/search/cpu/CpuConfig.h"
 #include "stages/search/cpu/CpuHost.h"
-#include "stages/core/Problem.h"
 
 #include <vector>
 
@@ -45,6 +45,17 @@ Expected<CpuSpaceResult> enumerateCpuSpace(const Problem &problem,
 /// validate every emitted solution). Error text names the violated rule.
 Error checkCpuConfig(const Problem &problem, const CpuHost &host,
                      const CpuSpaceOptions &options, const CpuConfig &config);
+
+/// Indices into `ranked` (cheapest first) of the `count` configurations to
+/// measure, in the order to emit them. The cost model's cache terms are its
+/// least certain part across hosts, so the set spreads over blocking
+/// strategies (which dims the outer tiles split, which reduction dims are
+/// cache-tiled): the best configuration with a reduction tile and the best
+/// without come first (the heuristic's best is one of them), then the
+/// heuristic's next and the best of the next strategy, in turn. A larger
+/// count only adds candidates.
+std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,
+                                           size_t count);
 
 /// Heuristic cost (estimated seconds) of `config`; used for ordering.
 double estimateCost(const Problem &problem, const CpuHost &host,

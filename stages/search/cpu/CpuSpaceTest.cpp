@@ -137,11 +137,10 @@ int64_t product(ArrayRef<int64_t> values) {
 
 TEST(CpuSpaceTest, EverySolutionPassesTheChecker) {
   CpuHost host = avx512Host();
-  std::vector<Problem> problems = {matmul(1024, 1024, 1024),
-                                   matmulTransposedB(1024, 1024, 1024),
-                                   batchMatmul(16, 256, 256, 256),
-                                   conv(1, 56, 56, 64, 3, 3, 64),
-                                   matmul(96, 80, 50)};
+  std::vector<Problem> problems = {
+      matmul(1024, 1024, 1024), matmulTransposedB(1024, 1024, 1024),
+      batchMatmul(16, 256, 256, 256), conv(1, 56, 56, 64, 3, 3, 64),
+      matmul(96, 80, 50)};
   for (const Problem &p : problems) {
     for (unsigned threads : {1u, 2u}) {
       CpuSpaceOptions options = withThreads(threads);
@@ -226,8 +225,8 @@ TEST(CpuSpaceTest, EnumerationMatchesBruteForceOverTheChecker) {
       enumerated.insert(key);
     }
     uint64_t valid = 0;
-    SmallVector<int64_t> mTiles = {0, 1, 2, 4, 8, 16},
-                         nTiles = {0, 16, 32}, kTiles = {0, 8, 16, 32, 64};
+    SmallVector<int64_t> mTiles = {0, 1, 2, 4, 8, 16}, nTiles = {0, 16, 32},
+                         kTiles = {0, 8, 16, 32, 64};
     for (int64_t mr : {1, 2, 3, 4, 8, 16, 32})
       for (int64_t nr : {8, 16, 32, 48})
         for (bool nOuter : {false, true})
@@ -236,7 +235,8 @@ TEST(CpuSpaceTest, EnumerationMatchesBruteForceOverTheChecker) {
               for (int64_t tn : nTiles)
                 for (int64_t kc : kTiles)
                   for (unsigned t : {1u, 2u}) {
-                    CpuConfig c = mm(mr, nr, nOuter, unroll, {tm, tn, 0}, kc, t);
+                    CpuConfig c =
+                        mm(mr, nr, nOuter, unroll, {tm, tn, 0}, kc, t);
                     if (!violation(p, host, options, c).empty())
                       continue;
                     ++valid;
@@ -410,3 +410,42 @@ TEST(CpuSpaceTest, OddSizesUseDividingTiles) {
     EXPECT_EQ(50 % rc.config.kUnroll, 0u);
   }
 }
+
+namespace {
+
+/// A ranked config that tiles the outer dims and reduction dims given.
+RankedConfig withStrategy(SmallVector<int64_t> outer,
+                          SmallVector<int64_t> reduction, double cost) {
+  RankedConfig ranked;
+  ranked.config.outerTiles = std::move(outer);
+  ranked.config.reductionTiles = std::move(reduction);
+  ranked.cost = cost;
+  return ranked;
+}
+
+TEST(CpuSpaceTest, CandidatesSpreadAcrossBlockingStrategies) {
+  // The heuristic's order: unblocked configs first (as on a host whose L3 it
+  // overrates), the first with a reduction tile at rank 6.
+  std::vector<RankedConfig> ranked = {
+      withStrategy({0, 64, 0}, {0, 0, 0}, 1.0),
+      withStrategy({0, 64, 0}, {0, 0, 0}, 1.1),
+      withStrategy({8, 0, 0}, {0, 0, 0}, 1.2),
+      withStrategy({0, 32, 0}, {0, 0, 0}, 1.3),
+      withStrategy({8, 0, 0}, {0, 0, 0}, 1.4),
+      withStrategy({128, 64, 0}, {0, 0, 0}, 1.5),
+      withStrategy({0, 256, 0}, {0, 0, 256}, 1.6),
+      withStrategy({0, 256, 0}, {0, 0, 256}, 1.7)};
+  // The best unblocked and blocked, then the heuristic's next and the next
+  // strategy's first in turn ({8,0,0} at rank 2, {0,32,0}... at rank 5).
+  EXPECT_EQ(spreadAcrossStrategies(ranked, 6),
+            (std::vector<size_t>{0, 6, 1, 2, 3, 5}));
+  // A smaller count is a prefix: growing it only adds candidates.
+  EXPECT_EQ(spreadAcrossStrategies(ranked, 2), (std::vector<size_t>{0, 6}));
+  EXPECT_EQ(spreadAcrossStrategies(ranked, 1), (std::vector<size_t>{0}));
+  EXPECT_EQ(spreadAcrossStrategies(ranked, 20).size(), ranked.size());
+  // One strategy only: the heuristic's order unchanged.
+  ranked.resize(2);
+  EXPECT_EQ(spreadAcrossStrategies(ranked, 2), (std::vector<size_t>{0, 1}));
+}
+
+} // namespace
