@@ -79,8 +79,8 @@ candidates = $count
 
 [bench]
 warmup = 1
-repetitions = 5
-min_sample_s = 0.001
+repetitions = 10
+min_sample_s = 0.002
 
 [cache]
 dir = "off"

@@ -183,22 +183,53 @@ void describe(const Problem &problem, const cpu::CpuConfig &config,
 
 } // namespace
 
+/// Appended to each row by extractGroupFeatures.
+constexpr const char *kGroupColumns[] = {"log2_estimated_cost_over_best"};
+
 const std::vector<std::string> &featureNames() {
   static const std::vector<std::string> names = [] {
     std::vector<std::string> out;
     Row row{&out, nullptr};
     describe(Problem{}, cpu::CpuConfig{}, cpu::CpuHost{}, row);
+    out.insert(out.end(), std::begin(kGroupColumns), std::end(kGroupColumns));
     return out;
   }();
   return names;
 }
 
-std::vector<float> extractFeatures(const Problem &problem,
-                                   const cpu::CpuConfig &config,
-                                   const cpu::CpuHost &host) {
+/// The columns describe() writes for one configuration.
+static std::vector<float> configColumns(const Problem &problem,
+                                        const cpu::CpuConfig &config,
+                                        const cpu::CpuHost &host) {
   std::vector<float> values;
   Row row{nullptr, &values};
   describe(problem, config, host, row);
+  return values;
+}
+
+std::vector<float> extractFeatures(const Problem &problem,
+                                   const cpu::CpuConfig &config,
+                                   const cpu::CpuHost &host) {
+  return extractGroupFeatures(problem, {config}, host);
+}
+
+std::vector<float> extractGroupFeatures(const Problem &problem,
+                                        ArrayRef<cpu::CpuConfig> configs,
+                                        const cpu::CpuHost &host) {
+  static const size_t costColumn =
+      llvm::find(featureNames(), "log2_estimated_cost") -
+      featureNames().begin();
+  std::vector<std::vector<float>> rows;
+  float best = HUGE_VALF;
+  for (const cpu::CpuConfig &config : configs) {
+    rows.push_back(configColumns(problem, config, host));
+    best = std::min(best, rows.back()[costColumn]);
+  }
+  std::vector<float> values;
+  for (std::vector<float> &row : rows) {
+    row.push_back(row[costColumn] - best);
+    values.insert(values.end(), row.begin(), row.end());
+  }
   return values;
 }
 

@@ -20,7 +20,7 @@
 namespace retune::ranker {
 
 /// Bump with any change to what a feature means, its name or its order.
-inline constexpr unsigned kFeatureVersion = 1;
+inline constexpr unsigned kFeatureVersion = 2;
 
 /// The feature names, in column order.
 const std::vector<std::string> &featureNames();
@@ -30,6 +30,15 @@ const std::vector<std::string> &featureNames();
 std::vector<float> extractFeatures(const Problem &problem,
                                    const cpu::CpuConfig &config,
                                    const cpu::CpuHost &host);
+
+/// The features of each of `configs`, one dispatch's candidates, row after
+/// row. Beside extractFeatures' columns, the estimated cost is given
+/// relative to the group's cheapest (log2_estimated_cost_over_best): a
+/// ranker compares candidates within a dispatch, and a relative cost means
+/// the same on dispatches of any size.
+std::vector<float> extractGroupFeatures(const Problem &problem,
+                                        ArrayRef<cpu::CpuConfig> configs,
+                                        const cpu::CpuHost &host);
 
 } // namespace retune::ranker
 

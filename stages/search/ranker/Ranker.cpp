@@ -33,11 +33,15 @@ static bool addGroup(const MeasuredDispatch &d, const cpu::CpuHost &host,
     }
   if (measured < 2)
     return false;
+  std::vector<cpu::CpuConfig> configs;
+  for (const MeasuredCandidate &c : d.candidates)
+    if (c.time && *c.time > 0)
+      configs.push_back(c.config);
+  std::vector<float> f = extractGroupFeatures(d.problem, configs, host);
+  rows.features.insert(rows.features.end(), f.begin(), f.end());
   for (const MeasuredCandidate &c : d.candidates) {
     if (!c.time || *c.time <= 0)
       continue;
-    std::vector<float> f = extractFeatures(d.problem, c.config, host);
-    rows.features.insert(rows.features.end(), f.begin(), f.end());
     // Relative to the dispatch's best: 0 for the best, negative for slower.
     rows.labels.push_back(static_cast<float>(-std::log(*c.time / best)));
   }
@@ -165,11 +169,7 @@ Expected<RankedOrder> rankConfigs(const RankerModel *model,
     ranked.order = "heuristic";
     return ranked;
   }
-  std::vector<float> features;
-  for (const cpu::CpuConfig &config : configs) {
-    std::vector<float> f = extractFeatures(problem, config, host);
-    features.insert(features.end(), f.begin(), f.end());
-  }
+  std::vector<float> features = extractGroupFeatures(problem, configs, host);
   Expected<std::vector<float>> scores =
       model->booster.predict(features, featureNames().size());
   if (!scores)
