@@ -29,7 +29,7 @@ bool replayed(const ContentCache &cache, const CachedStep &step) {
 } // namespace
 
 Error runCachedStep(const ContentCache &cache, const CachedStep &step) {
-  if (!step.key.empty() && step.alreadyDone(step.key))
+  if (!step.key.empty() && step.alreadyDone && step.alreadyDone(step.key))
     return Error::success();
   if (replayed(cache, step))
     return Error::success();

@@ -40,7 +40,8 @@ struct CachedStep {
   std::string key;
   /// Taken around the work when not empty (DeviceLock name).
   std::string deviceLock;
-  /// Whether this build already holds this step's final outcome.
+  /// Whether this build already holds this step's final outcome; unset for
+  /// steps whose files do not say which inputs made them (always consult).
   std::function<bool(llvm::StringRef key)> alreadyDone;
   /// Writes a cached outcome into this build's files.
   std::function<llvm::Error(const CacheEntry &entry, llvm::StringRef key)>

@@ -129,8 +129,6 @@ Error runDumpStage(const DumpOptions &dumpOptions, const char *argv0) {
   ContentCache cache(ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   step.key = *key;
-  // The files alone do not say which model made them: always consult.
-  step.alreadyDone = [](StringRef) { return false; };
   step.restore = [](const CacheEntry &entry, StringRef) {
     return restoreDump(entry);
   };

@@ -59,8 +59,6 @@ Error runLinkStage(const LinkOptions &options, const char *argv0) {
   ContentCache cache(ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   step.key = *key;
-  // The output alone does not say which inputs made it: always consult.
-  step.alreadyDone = [](StringRef) { return false; };
   step.restore = [&](const CacheEntry &entry, StringRef) -> Error {
     auto linked = entry.find(kBlob.str());
     if (linked == entry.end())
