@@ -71,6 +71,12 @@ std::string Problem::stableId() const {
   for (const std::string &type : elementTypes)
     hasher.add("type", type);
   hasher.add("inputs", numInputs).add("target", target);
+  // Absent from problems without one, so their ids stay what they were.
+  for (const EpilogueOp &op : epilogue) {
+    hasher.add("epilogue", op.body);
+    for (const std::string &map : op.inputMaps)
+      hasher.add("epilogue_map", map);
+  }
   return hasher.hex(8);
 }
 
@@ -86,6 +92,9 @@ std::string Problem::readableName() const {
                "x");
   if (!elementTypes.empty())
     name += "_" + elementTypes.front();
+  for (const EpilogueOp &op : epilogue)
+    for (StringRef bodyOp : split(op.body, ','))
+      name += "_" + bodyOp.rsplit('.').second.str();
   return name;
 }
 
@@ -99,15 +108,50 @@ json::Value toJson(const Problem &problem) {
     types.push_back(t);
   for (int64_t r : problem.loopRanges)
     ranges.push_back(r);
-  return json::Object{{"kind", toString(problem.kind)},
-                      {"op", problem.opName},
-                      {"loop_ranges", std::move(ranges)},
-                      {"iterator_types", std::move(iters)},
-                      {"indexing_maps", std::move(maps)},
-                      {"element_types", std::move(types)},
-                      {"num_inputs", problem.numInputs},
-                      {"dim_roles", problem.dimRoles},
-                      {"target", problem.target}};
+  json::Object object{
+      {"kind", toString(problem.kind)},   {"op", problem.opName},
+      {"loop_ranges", std::move(ranges)}, {"iterator_types", std::move(iters)},
+      {"indexing_maps", std::move(maps)}, {"element_types", std::move(types)},
+      {"num_inputs", problem.numInputs},  {"dim_roles", problem.dimRoles},
+      {"target", problem.target}};
+  if (!problem.epilogue.empty()) {
+    json::Array epilogue;
+    for (const EpilogueOp &op : problem.epilogue) {
+      json::Array inputMaps;
+      for (const std::string &map : op.inputMaps)
+        inputMaps.push_back(map);
+      epilogue.push_back(json::Object{{"body", op.body},
+                                      {"input_maps", std::move(inputMaps)}});
+    }
+    object["epilogue"] = std::move(epilogue);
+  }
+  return object;
+}
+
+static Expected<SmallVector<EpilogueOp>>
+epilogueFromJson(const json::Array *array) {
+  SmallVector<EpilogueOp> epilogue;
+  if (!array)
+    return epilogue;
+  for (const json::Value &value : *array) {
+    const json::Object *object = value.getAsObject();
+    std::optional<StringRef> body =
+        object ? object->getString("body") : std::nullopt;
+    const json::Array *maps = object ? object->getArray("input_maps") : nullptr;
+    if (!body || !maps)
+      return makeError("problem: each 'epilogue' entry needs 'body' and "
+                       "'input_maps'");
+    EpilogueOp op;
+    op.body = body->str();
+    for (const json::Value &map : *maps) {
+      std::optional<StringRef> text = map.getAsString();
+      if (!text)
+        return makeError("problem: 'input_maps' must hold strings");
+      op.inputMaps.push_back(text->str());
+    }
+    epilogue.push_back(std::move(op));
+  }
+  return epilogue;
 }
 
 Expected<Problem> problemFromJson(const json::Value &value) {
@@ -163,6 +207,11 @@ Expected<Problem> problemFromJson(const json::Value &value) {
     problem.loopRanges.push_back(*r);
   }
   problem.numInputs = object->getInteger("num_inputs").value_or(0);
+  Expected<SmallVector<EpilogueOp>> epilogue =
+      epilogueFromJson(object->getArray("epilogue"));
+  if (!epilogue)
+    return epilogue.takeError();
+  problem.epilogue = std::move(*epilogue);
   if (problem.dimRoles.size() != problem.loopRanges.size() ||
       problem.iteratorTypes.size() != problem.loopRanges.size())
     return makeError("problem: dim_roles, iterator_types and loop_ranges "

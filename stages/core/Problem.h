@@ -27,6 +27,18 @@ enum class OpKind { Contraction, Convolution, Attention, Elementwise };
 llvm::StringRef toString(OpKind kind);
 std::optional<OpKind> parseOpKind(llvm::StringRef text);
 
+/// An elementwise op fused after a root (bias, activation, gated product):
+/// it computes in place on the root's result, reading `inputMaps.size()`
+/// other operands (see docs/cpu-backend.md, "Dispatch formation").
+struct EpilogueOp {
+  /// Canonical printed indexing maps of its other inputs.
+  llvm::SmallVector<std::string> inputMaps;
+  /// Payload op names in order, comma-separated ("arith.addf,arith.maximumf").
+  std::string body;
+
+  bool operator==(const EpilogueOp &other) const = default;
+};
+
 /// Role letters, one per loop dimension, in `Problem::dimRoles`:
 ///   contraction: 'b' batch, 'm' LHS-only parallel, 'n' RHS-only parallel,
 ///                'k' reduction;
@@ -51,6 +63,8 @@ struct Problem {
   std::string dimRoles;
   /// "cpu:<host cpu name>" or a GPU arch such as "gfx942".
   std::string target;
+  /// Ops fused after the root, in order (mlir-cpu; empty elsewhere).
+  llvm::SmallVector<EpilogueOp> epilogue;
 
   /// Loop indices whose role is `role`, in loop order.
   llvm::SmallVector<unsigned> dimsWithRole(char role) const;
@@ -60,7 +74,8 @@ struct Problem {
   double flops() const;
   /// Hex digest of exactly the identifying fields.
   std::string stableId() const;
-  /// e.g. "matmul_1024x1024x1024_f32".
+  /// e.g. "matmul_1024x1024x1024_f32", plus "_addf_maximumf" for an
+  /// epilogue.
   std::string readableName() const;
 };
 

@@ -15,6 +15,7 @@
 #include "stages/backends/mlircpu/CpuCompiler.h"
 
 #include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/backends/mlircpu/EpilogueFusion.h"
 #include "stages/backends/mlircpu/LayoutNormalization.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
 #include "stages/backends/mlircpu/StaticBuffers.h"
@@ -187,6 +188,14 @@ Expected<std::vector<FuncSignature>> prepareFunctions(ModuleOp module) {
 }
 
 /// Default matcher/action pairs for every distinct root op of `payload`.
+/// Whether `op` is the fill of a root with an epilogue.
+static bool initializesFusedRoot(linalg::LinalgOp op) {
+  if (!isa<linalg::FillOp>(op) || !op->hasOneUse())
+    return false;
+  auto root = dyn_cast<linalg::LinalgOp>(*op->user_begin());
+  return root && root->hasAttr(kRootAttr) && !epilogueOf(root).empty();
+}
+
 std::string emitDefaults(ModuleOp payload, const CpuHost &host,
                          unsigned threads,
                          SmallVector<std::pair<std::string, std::string>> &pairs) {
@@ -195,6 +204,9 @@ std::string emitDefaults(ModuleOp payload, const CpuHost &host,
   payload.walk([&](linalg::LinalgOp op) {
     // Root ops no spec matched, and what stays outside dispatches (fills,
     // transposes, elementwise generics): vectorized, never plain loops.
+    // The fill of a fused root is tiled with it.
+    if (initializesFusedRoot(op))
+      return;
     FailureOr<Problem> problem = problemFromOp(op, host.target(), nullptr);
     if (failed(problem))
       problem = elementwiseProblemFromOp(op, host.target());
@@ -464,6 +476,7 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   // As the dump formed the dispatches: the specs match NN contractions.
   normalizeOperandLayouts(**payload);
   privatizeSharedFills(**payload);
+  fuseEpilogues(**payload);
 
   // The transform library: spec (if any) + defaults + driver.
   OwningOpRef<ModuleOp> library;

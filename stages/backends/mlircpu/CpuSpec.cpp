@@ -7,7 +7,9 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/search/cpu/CpuDefaults.h"
 
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
@@ -48,41 +50,75 @@ static void emitAttrEquals(raw_ostream &os, StringRef handle, StringRef type,
                 tag);
 }
 
-std::string emitMatcher(const SpecEntry &entry) {
-  const Problem &p = entry.problem;
-  std::string text;
-  raw_string_ostream os(text);
-  os << formatv("  // {0}: {1} {2}\n", entry.symbol, p.opName,
-                list(p.loopRanges));
-  os << formatv("  transform.named_sequence @match_{0}(%op: !transform.any_op "
-                "{{transform.readonly}) -> !transform.any_op {{\n",
-                entry.symbol);
-  os << formatv("    transform.match.operation_name %op [\"{0}\"] : "
-                "!transform.any_op\n",
-                p.opName);
-  os << "    transform.match.structured failures(propagate) %op : "
-        "!transform.any_op {\n";
+/// Emits "the integer `query` of the structured op %s equals `value`",
+/// binding the queried param to %<name>.
+static void emitIntEquals(raw_ostream &os, StringRef name, StringRef query,
+                          int64_t value) {
+  os << formatv("      %{0} = transform.match.structured.{1} : "
+                "(!transform.any_op) -> !transform.param<i64>\n",
+                name, query);
+  os << formatv("      %want_{0} = transform.param.constant {1} : i64 -> "
+                "!transform.param<i64>\n",
+                name, value);
+  os << formatv("      transform.match.param.cmpi eq %{0}, %want_{0} : "
+                "!transform.param<i64>\n",
+                name);
+}
+
+/// Opens the body of a `transform.match.structured` on %s.
+static void emitStructuredBodyStart(raw_ostream &os) {
   os << "    ^bb0(%s: !transform.any_op):\n";
   os << "      %c1 = transform.param.constant 1 : i64 -> "
         "!transform.param<i64>\n";
-  os << "      %rank = transform.match.structured.rank %s : "
-        "(!transform.any_op) -> !transform.param<i64>\n";
-  os << formatv("      %want_rank = transform.param.constant {0} : i64 -> "
-                "!transform.param<i64>\n",
-                p.loopRanges.size());
-  os << "      transform.match.param.cmpi eq %rank, %want_rank : "
-        "!transform.param<i64>\n";
-  for (auto [i, range] : llvm::enumerate(p.loopRanges)) {
-    os << formatv("      %d{0} = transform.match.structured.dim %s[{0}] : "
-                  "(!transform.any_op) -> !transform.param<i64>\n",
+}
+
+/// The return types of a matcher (and argument count of its action): the
+/// root, then each epilogue op.
+static std::string matchedHandles(const Problem &p) {
+  std::string types = anyOps(1 + p.epilogue.size());
+  return p.epilogue.empty() ? types : "(" + types + ")";
+}
+
+/// Emits the checks of epilogue op `index`, bound to %e<index>, and binds
+/// the producer of its init (the op before it in the chain) to `producer`.
+static void emitEpilogueMatcher(raw_ostream &os, const Problem &p,
+                                unsigned index, StringRef producer) {
+  const EpilogueOp &op = p.epilogue[index];
+  os << formatv("    transform.match.operation_name %e{0} [\"linalg.generic\"] "
+                ": !transform.any_op\n",
+                index);
+  os << formatv("    {0} = transform.match.structured failures(propagate) "
+                "%e{1} : (!transform.any_op) -> !transform.any_op {{\n",
+                producer, index);
+  emitStructuredBodyStart(os);
+  emitIntEquals(os, "inputs", "num_inputs %s", op.inputMaps.size());
+  for (auto [i, map] : llvm::enumerate(op.inputMaps)) {
+    os << formatv("      %map{0} = transform.match.structured.input %s[{0}] : "
+                  "(!transform.any_op) -> !transform.affine_map\n",
                   i);
-    os << formatv("      %want_d{0} = transform.param.constant {1} : i64 -> "
-                  "!transform.param<i64>\n",
-                  i, range);
-    os << formatv("      transform.match.param.cmpi eq %d{0}, %want_d{0} : "
-                  "!transform.param<i64>\n",
-                  i);
+    emitAttrEquals(os, "%map" + std::to_string(i), "!transform.affine_map", map,
+                   "map" + std::to_string(i));
   }
+  os << "      %producer = transform.match.structured.init %s[0] : "
+        "(!transform.any_op) -> !transform.any_op\n";
+  os << "      transform.match.structured.yield %producer : "
+        "!transform.any_op\n";
+  os << "    }\n";
+}
+
+/// Emits the checks of the root op bound to `handle`.
+static void emitRootMatcher(raw_ostream &os, const Problem &p,
+                            StringRef handle) {
+  os << formatv("    transform.match.operation_name {0} [\"{1}\"] : "
+                "!transform.any_op\n",
+                handle, p.opName);
+  os << "    transform.match.structured failures(propagate) " << handle
+     << " : !transform.any_op {\n";
+  emitStructuredBodyStart(os);
+  emitIntEquals(os, "rank", "rank %s", p.loopRanges.size());
+  for (auto [i, range] : llvm::enumerate(p.loopRanges))
+    emitIntEquals(os, "d" + std::to_string(i),
+                  "dim %s[" + std::to_string(i) + "]", range);
   for (auto [i, map] : llvm::enumerate(p.indexingMaps)) {
     bool isInput = i < p.numInputs;
     unsigned operand = isInput ? i : i - p.numInputs;
@@ -101,8 +137,41 @@ std::string emitMatcher(const SpecEntry &entry) {
     emitAttrEquals(os, "%type" + std::to_string(i), "!transform.type",
                    p.elementTypes[i], "type" + std::to_string(i));
   }
+  // A fused root feeds its epilogue alone; fusing a root with other users
+  // would compute it twice.
+  if (!p.epilogue.empty())
+    os << "      %only_user = transform.match.structured.result %s[0] single "
+          ": (!transform.any_op) -> !transform.any_op\n";
   os << "    }\n";
-  os << "    transform.yield %op : !transform.any_op\n";
+}
+
+std::string emitMatcher(const SpecEntry &entry) {
+  const Problem &p = entry.problem;
+  unsigned epilogueSize = p.epilogue.size();
+  std::string text;
+  raw_string_ostream os(text);
+  os << formatv(
+      "  // {0}: {1} {2}{3}\n", entry.symbol, p.opName, list(p.loopRanges),
+      epilogueSize ? " + " + std::to_string(epilogueSize) + " epilogue op(s)"
+                   : "");
+  // A fused dispatch is matched at its last op and walked up through the
+  // inits: foreach_match walks forward and applies each action as it
+  // matches, so an action may rewrite the matched op and those before it,
+  // never those after.
+  std::string root = epilogueSize ? "%root" : "%op";
+  std::string anchor =
+      epilogueSize ? "%e" + std::to_string(epilogueSize - 1) : root;
+  os << formatv("  transform.named_sequence @match_{0}({1}: !transform.any_op "
+                "{{transform.readonly}) -> {2} {{\n",
+                entry.symbol, anchor, matchedHandles(p));
+  SmallVector<std::string> handles = {root};
+  for (unsigned i = epilogueSize; i-- > 0;)
+    emitEpilogueMatcher(os, p, i, i == 0 ? root : "%e" + std::to_string(i - 1));
+  emitRootMatcher(os, p, root);
+  for (unsigned i = 0; i < epilogueSize; ++i)
+    handles.push_back("%e" + std::to_string(i));
+  os << formatv("    transform.yield {0} : {1}\n", join(handles, ", "),
+                anyOps(handles.size()));
   os << "  }\n";
   return text;
 }
@@ -146,6 +215,59 @@ public:
     current = op;
   }
 
+  /// Tiles `tail` (the last epilogue op) and fuses its producers — the
+  /// other epilogue ops, the root and its fill — into the tiles; returns
+  /// the outermost loop.
+  std::string fuse(StringRef tail, ArrayRef<int64_t> sizes,
+                   ArrayRef<int64_t> interchange, bool forall) {
+    unsigned loops =
+        forall ? 1 : llvm::count_if(sizes, [](int64_t s) { return s != 0; });
+    std::string op = next("%fused"), loopsName = next("%loops");
+    os << "    " << op << ", " << loopsName;
+    if (loops > 1)
+      os << ":" << loops;
+    os << " = transform.structured.fuse " << tail << " tile_sizes "
+       << list(sizes);
+    if (!interchange.empty())
+      os << " interchange " << list(interchange);
+    os << (forall ? " {apply_cleanup, use_forall}" : " {apply_cleanup}")
+       << "\n        : (!transform.any_op) -> (" << anyOps(loops + 1) << ")\n";
+    return loops > 1 ? loopsName + "#0" : loopsName;
+  }
+
+  /// Points `current` at the op with `attribute` inside `scope`.
+  void matchIn(StringRef scope, StringRef attribute) {
+    std::string op = next("%inner");
+    os << formatv("    {0} = transform.structured.match attributes{{{1}} in "
+                  "{2} : (!transform.any_op) -> !transform.any_op\n",
+                  op, attribute, scope);
+    current = op;
+  }
+
+  /// Tiles every op of `handle` (elementwise, of rank `rank`) to rows of
+  /// `inner` elements and vectorizes them.
+  void vectorizeRows(StringRef handle, unsigned rank, int64_t inner) {
+    SmallVector<int64_t> sizes(rank, 1);
+    sizes.back() = inner;
+    std::string op = next("%rows");
+    os << "    " << op << ", " << next("%rowloops");
+    if (rank > 1)
+      os << ":" << rank;
+    os << " = transform.structured.tile_using_for " << handle << " tile_sizes "
+       << list(sizes) << "\n        : (!transform.any_op) -> ("
+       << anyOps(rank + 1) << ")\n";
+    os << "    transform.structured.vectorize " << op
+       << " : !transform.any_op\n";
+  }
+
+  std::string matchOps(StringRef scope, StringRef filter) {
+    std::string op = next("%found");
+    os << formatv("    {0} = transform.structured.match {1} in {2} : "
+                  "(!transform.any_op) -> !transform.any_op\n",
+                  op, filter, scope);
+    return op;
+  }
+
   void decompose() {
     std::string op = next("%decomposed");
     os << formatv("    {0} = transform.structured.decompose {1} : "
@@ -171,20 +293,71 @@ private:
 };
 } // namespace
 
-std::string emitAction(const SpecEntry &entry) {
-  const CpuConfig &c = entry.config;
-  std::string text;
-  raw_string_ostream os(text);
-  os << formatv("  transform.named_sequence @apply_{0}(%op: !transform.any_op "
-                "{{transform.consumed}) {{\n",
-                entry.symbol);
-  ActionWriter writer(os);
-  if (!allZero(c.outerTiles)) {
-    if (c.threads > 1)
-      writer.tileForall(c.outerTiles);
-    else
-      writer.tileFor(c.outerTiles, c.outerInterchange);
+/// Loop dims of the root's result, one per result dim (empty when the
+/// printed map is not a plain projection).
+static SmallVector<unsigned> resultDims(const Problem &p) {
+  SmallVector<unsigned> dims;
+  StringRef map = p.indexingMaps.back();
+  StringRef results = map.rsplit("->").second.trim();
+  results = results.drop_front().drop_back(2); // "(...)>"
+  SmallVector<StringRef> names;
+  results.split(names, ",");
+  for (StringRef name : names) {
+    unsigned dim;
+    name = name.trim();
+    if (!name.consume_front("d") || name.getAsInteger(10, dim) ||
+        dim >= p.loopRanges.size())
+      return {};
+    dims.push_back(dim);
   }
+  return dims;
+}
+
+/// How the tail of the epilogue is tiled so that the root's outer tiles
+/// come out: the outer tiles per result dim, in the outer loop order.
+/// Fails when the config tiles a reduction loop at the outer level.
+struct EpilogueTiling {
+  SmallVector<int64_t> sizes;
+  SmallVector<int64_t> interchange;
+};
+
+static std::optional<EpilogueTiling> epilogueTiling(const Problem &p,
+                                                    const CpuConfig &c) {
+  SmallVector<unsigned> dims = resultDims(p);
+  if (dims.empty())
+    return std::nullopt;
+  EpilogueTiling tiling;
+  for (auto [loop, tile] : llvm::enumerate(c.outerTiles))
+    if (tile != 0 && !llvm::is_contained(dims, loop))
+      return std::nullopt;
+  for (unsigned dim : dims)
+    tiling.sizes.push_back(c.outerTiles.empty() ? 0 : c.outerTiles[dim]);
+  // Untiled: one tile of the outermost dim, so there is a loop to fuse into.
+  if (allZero(tiling.sizes))
+    tiling.sizes[0] = p.loopRanges[dims[0]];
+  if (c.threads == 1 && !c.outerInterchange.empty()) {
+    for (int64_t loop : c.outerInterchange) {
+      auto *it = llvm::find(dims, static_cast<unsigned>(loop));
+      if (it != dims.end())
+        tiling.interchange.push_back(it - dims.begin());
+    }
+    if (llvm::equal(tiling.interchange, llvm::seq<int64_t>(0, dims.size())))
+      tiling.interchange.clear();
+  }
+  return tiling;
+}
+
+/// Elements per vectorized row of an epilogue op whose innermost dim spans
+/// `extent` inside a tile: four AVX-512 f32 vectors at most.
+static int64_t rowChunk(int64_t extent) {
+  return largestDivisorAtMost(extent, 64);
+}
+
+/// The root's own steps: reduction and register tiling, decomposition,
+/// vectorization, unrolling.
+static void emitRootSteps(raw_ostream &os, ActionWriter &writer,
+                          const SpecEntry &entry) {
+  const CpuConfig &c = entry.config;
   if (!allZero(c.reductionTiles))
     writer.tileFor(c.reductionTiles, {});
   SmallVector<std::string> registerLoops =
@@ -199,6 +372,53 @@ std::string emitAction(const SpecEntry &entry) {
     os << formatv("    transform.loop.unroll {0} {{factor = {1}} : "
                   "!transform.any_op\n",
                   registerLoops.back(), c.kUnroll);
+}
+
+std::string emitAction(const SpecEntry &entry) {
+  const Problem &p = entry.problem;
+  const CpuConfig &c = entry.config;
+  std::string text;
+  raw_string_ostream os(text);
+  os << formatv("  transform.named_sequence @apply_{0}(%op: !transform.any_op "
+                "{{transform.consumed}",
+                entry.symbol);
+  for (unsigned i = 0; i < p.epilogue.size(); ++i)
+    os << ", %e" << i << ": !transform.any_op {transform.consumed}";
+  os << ") {\n";
+  ActionWriter writer(os);
+  std::optional<EpilogueTiling> fused =
+      p.epilogue.empty() ? std::nullopt : epilogueTiling(p, c);
+  unsigned resultRank = resultDims(p).size();
+  if (fused) {
+    // The dispatch's tiles: epilogue, root and fill in one loop nest, the
+    // root's result never leaving the tile between them.
+    std::string tail = "%e" + std::to_string(p.epilogue.size() - 1);
+    std::string loop =
+        writer.fuse(tail, fused->sizes, fused->interchange, c.threads > 1);
+    writer.matchIn(loop, kRootAttr);
+    emitRootSteps(os, writer, entry);
+    int64_t innerExtent = fused->sizes.back()
+                              ? fused->sizes.back()
+                              : p.loopRanges[resultDims(p).back()];
+    writer.vectorizeRows(writer.matchOps(loop, "ops{[\"linalg.fill\"]}"),
+                         resultRank, rowChunk(innerExtent));
+    writer.vectorizeRows(
+        writer.matchOps(loop, ("attributes{" + kEpilogueAttr + "}").str()),
+        resultRank, rowChunk(innerExtent));
+  } else {
+    if (!allZero(c.outerTiles)) {
+      if (c.threads > 1)
+        writer.tileForall(c.outerTiles);
+      else
+        writer.tileFor(c.outerTiles, c.outerInterchange);
+    }
+    emitRootSteps(os, writer, entry);
+    // An epilogue the outer tiles cannot carry runs after the root, row by
+    // row.
+    for (unsigned i = 0; resultRank > 0 && i < p.epilogue.size(); ++i)
+      writer.vectorizeRows("%e" + std::to_string(i), resultRank,
+                           rowChunk(p.loopRanges[resultDims(p).back()]));
+  }
   os << "    transform.yield\n  }\n";
   return text;
 }

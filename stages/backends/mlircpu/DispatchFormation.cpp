@@ -1,6 +1,7 @@
 //===- DispatchFormation.cpp - Split a model into tunable dispatches ------===//
 #include "stages/backends/mlircpu/DispatchFormation.h"
 
+#include "stages/backends/mlircpu/EpilogueFusion.h"
 #include "stages/backends/mlircpu/LayoutNormalization.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
 #include "stages/support/FileUtil.h"
@@ -10,6 +11,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/Transforms/RegionUtils.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -27,7 +29,25 @@ linalg::FillOp fillOfEmpty(Value init) {
   return fill;
 }
 
-/// Outlines `root` (and its fill) into `func @<name>` in a new module.
+/// Values the outlined function takes as arguments (before the
+/// destination), and scalar constants it clones instead.
+struct Boundary {
+  SmallVector<Value> arguments;
+  SmallVector<Operation *> constants;
+
+  void add(Value value) {
+    if (value.getDefiningOp<arith::ConstantOp>() &&
+        !isa<ShapedType>(value.getType())) {
+      if (!llvm::is_contained(constants, value.getDefiningOp()))
+        constants.push_back(value.getDefiningOp());
+    } else if (!llvm::is_contained(arguments, value)) {
+      arguments.push_back(value);
+    }
+  }
+};
+
+/// Outlines `root` with its fill and its epilogue into `func @<name>` in a
+/// new module; the function writes its result into a destination argument.
 OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
   MLIRContext *context = root->getContext();
   Location loc = root->getLoc();
@@ -37,40 +57,50 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
 
   Value init = root.getDpsInits()[0];
   linalg::FillOp fill = fillOfEmpty(init);
-  Value fillValue = fill ? fill.getInputs()[0] : Value();
-  bool fillIsConstant = fillValue && fillValue.getDefiningOp<arith::ConstantOp>();
+  SmallVector<linalg::GenericOp> epilogue = cpu::epilogueOf(root);
+  Operation *last =
+      epilogue.empty() ? root.getOperation() : epilogue.back().getOperation();
 
-  SmallVector<Value> outsideValues;
+  Boundary boundary;
   for (OpOperand *input : root.getDpsInputOperands())
-    outsideValues.push_back(input->get());
-  if (fill && !fillIsConstant)
-    outsideValues.push_back(fillValue);
+    boundary.add(input->get());
+  if (fill)
+    boundary.add(fill.getInputs()[0]);
+  for (linalg::GenericOp op : epilogue) {
+    for (OpOperand *input : op.getDpsInputOperands())
+      boundary.add(input->get());
+    visitUsedValuesDefinedAbove(
+        op->getRegions(), [&](OpOperand *used) { boundary.add(used->get()); });
+  }
   SmallVector<Type> argTypes;
-  for (Value v : outsideValues)
+  for (Value v : boundary.arguments)
     argTypes.push_back(v.getType());
   argTypes.push_back(init.getType()); // the destination
   auto func = func::FuncOp::create(
       builder, loc, name,
-      builder.getFunctionType(argTypes, {root->getResult(0).getType()}));
+      builder.getFunctionType(argTypes, {last->getResult(0).getType()}));
   Block *body = func.addEntryBlock();
   builder.setInsertionPointToStart(body);
 
   IRMapping mapping;
-  for (auto [value, arg] : llvm::zip(outsideValues, body->getArguments()))
+  for (auto [value, arg] : llvm::zip(boundary.arguments, body->getArguments()))
     mapping.map(value, arg);
+  for (Operation *constant : boundary.constants)
+    builder.clone(*constant, mapping);
   Value destination = body->getArguments().back();
   if (fill) {
-    if (fillIsConstant)
-      mapping.map(fillValue, builder.clone(*fillValue.getDefiningOp())->getResult(0));
-    Value filled = linalg::FillOp::create(builder, loc,
-                                          mapping.lookup(fillValue), destination)
-                       .getResult(0);
+    Value filled =
+        linalg::FillOp::create(builder, loc,
+                               mapping.lookup(fill.getInputs()[0]), destination)
+            .getResult(0);
     mapping.map(init, filled);
   } else {
     mapping.map(init, destination);
   }
-  Operation *clone = builder.clone(*root, mapping);
-  func::ReturnOp::create(builder, loc, clone->getResults());
+  builder.clone(*root, mapping);
+  for (linalg::GenericOp op : epilogue)
+    builder.clone(*op, mapping);
+  func::ReturnOp::create(builder, loc, mapping.lookup(last->getResult(0)));
   return module;
 }
 
@@ -88,6 +118,8 @@ Expected<FormedDispatches> formDispatches(ModuleOp model, StringRef modelName,
   // Transposed-B contractions become a transpose + the NN contraction, as
   // the compiler sees them (the transpose stays outside the dispatch).
   cpu::normalizeOperandLayouts(model);
+  // Bias, activations and gates join their root (IREE's dispatch formation).
+  cpu::fuseEpilogues(model);
   FormedDispatches formed;
   formed.index.model = modelName.str();
   std::map<std::string, size_t> positionOf;

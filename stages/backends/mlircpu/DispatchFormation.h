@@ -1,10 +1,13 @@
-//===- DispatchFormation.h - Split a model into tunable dispatches -*- C++ -*-===//
+//===- DispatchFormation.h - Split a model into tunable dispatches -*- C++
+//-*-===//
 //
 // One dispatch per root op (contraction or convolution) of the model's
 // public functions: the root op outlined into its own function together with
-// the fill that initializes its result. The fill's `tensor.empty` becomes a
-// destination argument, so the dispatch computes in place into a caller
-// buffer. Identical dispatches (same Problem) are formed once and counted.
+// the fill that initializes its result and the elementwise ops that joined
+// it (EpilogueFusion.h: bias, activation, gate). The fill's `tensor.empty`
+// becomes a destination argument, so the dispatch computes in place into a
+// caller buffer. Identical dispatches (same Problem) are formed once and
+// counted.
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_DUMP_DISPATCHFORMATION_H

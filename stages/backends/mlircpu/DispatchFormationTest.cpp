@@ -40,12 +40,19 @@ TEST(DispatchFormationTest, MlpHasOneDispatchPerDistinctMatmul) {
   EXPECT_DOUBLE_EQ(formed->index.totalFlops,
                    2.0 * (2 * 256.0 * 1024 * 1024 + 256.0 * 512 * 1024));
   EXPECT_EQ(dispatches[0].problem.dimRoles, "mnk");
-  // The dispatch carries its fill; the bias/ReLU generics stay in the model.
+  // The dispatch is fill + matmul + the bias/ReLU that follows it, all
+  // writing the one result buffer; the last layer has a bias only.
   const std::string &text = formed->modules.at(dispatches[0].id);
   EXPECT_NE(text.find("linalg.fill"), std::string::npos);
-  EXPECT_NE(text.find("linalg.matmul"), std::string::npos);
-  EXPECT_EQ(text.find("linalg.generic"), std::string::npos);
+  EXPECT_NE(text.find("linalg.matmul {retune.root}"), std::string::npos);
+  EXPECT_NE(text.find("retune.epilogue"), std::string::npos);
   EXPECT_EQ(text.find("tensor.empty"), std::string::npos);
+  ASSERT_EQ(dispatches[0].problem.epilogue.size(), 1u);
+  EXPECT_EQ(dispatches[0].problem.epilogue[0].body,
+            "arith.addf,arith.maximumf");
+  EXPECT_EQ(dispatches[0].name, "matmul_256x1024x1024_f32_addf_maximumf");
+  ASSERT_EQ(dispatches[1].problem.epilogue.size(), 1u);
+  EXPECT_EQ(dispatches[1].problem.epilogue[0].body, "arith.addf");
 }
 
 TEST(DispatchFormationTest, MixedModelRolesAndLayouts) {
@@ -157,8 +164,14 @@ TEST(DispatchFormationTest, TransformerDispatchesAreAllNN) {
   Expected<dump::FormedDispatches> formed = formFromExample("transformer");
   ASSERT_TRUE(static_cast<bool>(formed)) << toString(formed.takeError());
   // QKV (x · Wᵀ, three of one shape), q · kᵀ per head, scores · v, the
-  // two gate/up projections (one shape) and the down projection.
-  ASSERT_EQ(formed->index.dispatches.size(), 5u);
+  // gate and up projections (one shape, but the gated product joins one of
+  // them) and the down projection.
+  ASSERT_EQ(formed->index.dispatches.size(), 6u);
+  unsigned gated = 0;
+  for (const DispatchEntry &d : formed->index.dispatches)
+    for (const EpilogueOp &op : d.problem.epilogue)
+      gated += op.body == "arith.maximumf,arith.mulf";
+  EXPECT_EQ(gated, 1u);
   for (const DispatchEntry &d : formed->index.dispatches) {
     const std::string &b = d.problem.indexingMaps[1];
     // B's innermost dim is an n dim (d1 in 2-D, d2 with a batch dim).

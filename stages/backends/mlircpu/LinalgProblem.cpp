@@ -1,7 +1,9 @@
 //===- LinalgProblem.cpp - Problems from upstream linalg ops --------------===//
 #include "stages/backends/mlircpu/LinalgProblem.h"
+#include "stages/backends/mlircpu/EpilogueFusion.h"
 
 #include "mlir/IR/BuiltinAttributes.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
 
 using namespace mlir;
@@ -79,6 +81,22 @@ static Problem describeOp(linalg::LinalgOp op, StringRef target) {
   return problem;
 }
 
+/// What the matcher and the dispatch id know of a joined op.
+static EpilogueOp describeEpilogueOp(linalg::GenericOp op) {
+  EpilogueOp described;
+  for (OpOperand *input : op.getDpsInputOperands()) {
+    std::string text;
+    llvm::raw_string_ostream os(text);
+    AffineMapAttr::get(op.getMatchingIndexingMap(input)).print(os);
+    described.inputMaps.push_back(text);
+  }
+  SmallVector<StringRef> names;
+  for (Operation &bodyOp : op.getBody()->without_terminator())
+    names.push_back(bodyOp.getName().getStringRef());
+  described.body = llvm::join(names, ",");
+  return described;
+}
+
 FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
                                  std::string *why) {
   if (!isRootOp(op)) {
@@ -89,12 +107,16 @@ FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
   Problem problem = describeOp(op, target);
   problem.kind = isContraction(op) ? OpKind::Contraction : OpKind::Convolution;
   problem.dimRoles = rolesOf(op, problem.kind);
+  for (linalg::GenericOp joined : epilogueOf(op))
+    problem.epilogue.push_back(describeEpilogueOp(joined));
   return problem;
 }
 
 FailureOr<Problem> elementwiseProblemFromOp(linalg::LinalgOp op,
                                             StringRef target) {
-  if (isRootOp(op) || !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
+  // An epilogue is its root's action's to tile and vectorize.
+  if (isRootOp(op) || op->hasAttr(kEpilogueAttr) ||
+      !op.hasPureTensorSemantics() || op.hasDynamicShape() ||
       op->getNumResults() != 1 || op.getNumLoops() == 0 ||
       op.getNumParallelLoops() != op.getNumLoops())
     return failure();

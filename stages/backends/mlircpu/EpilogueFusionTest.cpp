@@ -1,0 +1,181 @@
+//===- EpilogueFusionTest.cpp - Fused dispatches compute what they read ---===//
+//
+// Compiles a layer with a bias + ReLU epilogue and a gated product, with the
+// default configs and with tuned configs of the real space at 1 and 2
+// threads, runs it and compares against plain loops written here: fusion
+// must never change what the model computes.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/mlircpu/EpilogueFusion.h"
+#include "stages/backends/mlircpu/CpuCompiler.h"
+#include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/backends/mlircpu/KernelRunner.h"
+#include "stages/backends/mlircpu/LinalgProblem.h"
+#include "stages/search/cpu/CpuSpace.h"
+#include "stages/support/FileUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+
+#include "gtest/gtest.h"
+
+#include <algorithm>
+#include <cmath>
+
+using namespace retune;
+using namespace retune::cpu;
+
+namespace {
+
+constexpr int64_t kM = 64, kK = 96, kN = 80;
+
+/// relu(x·W + b) * (x·W2): one root with a bias + ReLU epilogue and a
+/// second root whose result gates it.
+constexpr llvm::StringLiteral kLayer = R"mlir(
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @layer(%x: tensor<64x96xf32>, %w: tensor<96x80xf32>,
+                 %b: tensor<80xf32>, %w2: tensor<96x80xf32>) -> tensor<64x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %mm = linalg.matmul ins(%x, %w : tensor<64x96xf32>, tensor<96x80xf32>)
+      outs(%f : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %r = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<64x80xf32>, tensor<80xf32>) outs(%e : tensor<64x80xf32>) {
+  ^bb0(%m: f32, %bv: f32, %out: f32):
+    %s = arith.addf %m, %bv : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<64x80xf32>
+  %g = linalg.matmul ins(%x, %w2 : tensor<64x96xf32>, tensor<96x80xf32>)
+      outs(%f : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %p = linalg.generic {indexing_maps = [#id, #id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%r, %g : tensor<64x80xf32>, tensor<64x80xf32>) outs(%e : tensor<64x80xf32>) {
+  ^bb0(%rv: f32, %gv: f32, %out: f32):
+    %q = arith.mulf %rv, %gv : f32
+    linalg.yield %q : f32
+  } -> tensor<64x80xf32>
+  return %p : tensor<64x80xf32>
+}
+)mlir";
+
+/// The layer in plain loops, from the same inputs.
+std::vector<double> reference(const std::vector<bench::Buffer> &in) {
+  const bench::Buffer &x = in[0], &w = in[1], &b = in[2], &w2 = in[3];
+  std::vector<double> out(kM * kN);
+  for (int64_t i = 0; i < kM; ++i)
+    for (int64_t j = 0; j < kN; ++j) {
+      double mm = 0, g = 0;
+      for (int64_t k = 0; k < kK; ++k) {
+        mm += x.at(i * kK + k) * w.at(k * kN + j);
+        g += x.at(i * kK + k) * w2.at(k * kN + j);
+      }
+      out[i * kN + j] = std::max(mm + b.at(j), 0.0) * g;
+    }
+  return out;
+}
+
+class EpilogueFusionTest : public ::testing::Test {
+protected:
+  void SetUp() override {
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("epilogue", dir));
+    model = (dir + "/model.mlir").str();
+    ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(model, kLayer)));
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+
+  /// The layer's root problems as the compiler sees them after fusion.
+  std::vector<Problem> fusedProblems() {
+    Expected<mlir::OwningOpRef<mlir::ModuleOp>> module = parseModuleFile(model);
+    EXPECT_TRUE(static_cast<bool>(module)) << toString(module.takeError());
+    std::vector<Problem> problems;
+    if (!module)
+      return problems;
+    fuseEpilogues(**module);
+    (*module)->walk([&](mlir::linalg::LinalgOp op) {
+      mlir::FailureOr<Problem> problem =
+          problemFromOp(op, host.target(), nullptr);
+      if (mlir::succeeded(problem))
+        problems.push_back(*problem);
+    });
+    return problems;
+  }
+
+  /// Compiles with `spec` ("" = defaults) and checks the result against
+  /// the plain loops.
+  void expectMatchesReference(StringRef spec, unsigned threads) {
+    CompileRequest request{model, spec.str(), (dir + "/model.so").str(),
+                           threads, ""};
+    Expected<CompileResult> compiled = compileToSharedObject(request, host);
+    ASSERT_TRUE(static_cast<bool>(compiled)) << toString(compiled.takeError());
+    ASSERT_EQ(compiled->functions.size(), 1u);
+    Expected<std::unique_ptr<bench::Kernel>> kernel =
+        bench::Kernel::load(request.outputPath, compiled->functions[0]);
+    ASSERT_TRUE(static_cast<bool>(kernel)) << toString(kernel.takeError());
+    std::vector<bench::Buffer> inputs =
+        bench::makeInputs(compiled->functions[0], 11);
+    (*kernel)->setInputs(inputs);
+    std::vector<bench::Values> results = (*kernel)->call(true);
+    ASSERT_EQ(results.size(), 1u);
+    std::vector<double> expected = reference(inputs);
+    ASSERT_EQ(results[0].size(), expected.size());
+    for (size_t i = 0; i < expected.size(); ++i)
+      ASSERT_NEAR(results[0][i], expected[i],
+                  1e-4 * std::max(1.0, std::fabs(expected[i])))
+          << "element " << i << " (spec '" << spec.str() << "', " << threads
+          << " thread(s))";
+  }
+
+  CpuHost host = detectHost();
+  llvm::SmallString<128> dir;
+  std::string model;
+};
+
+TEST_F(EpilogueFusionTest, BiasReluAndGateJoinTheirRoots) {
+  std::vector<Problem> problems = fusedProblems();
+  ASSERT_EQ(problems.size(), 2u);
+  size_t joined = problems[0].epilogue.size() + problems[1].epilogue.size();
+  // Bias + ReLU joins the first root; the gate joins one of the two.
+  EXPECT_EQ(joined, 2u);
+  EXPECT_EQ(problems[0].epilogue.front().body, "arith.addf,arith.maximumf");
+  EXPECT_EQ(problems[0].epilogue.front().inputMaps,
+            (SmallVector<std::string>{"affine_map<(d0, d1) -> (d1)>"}));
+  EXPECT_NE(problems[0].stableId(), problems[1].stableId());
+  EXPECT_NE(problems[0].readableName().find("_addf_maximumf"),
+            std::string::npos);
+}
+
+TEST_F(EpilogueFusionTest, DefaultCompileComputesTheLayer) {
+  expectMatchesReference("", 1);
+  expectMatchesReference("", 2);
+}
+
+/// Every blocking strategy the tuner would measure first, fused.
+TEST_F(EpilogueFusionTest, TunedConfigsComputeTheLayer) {
+  std::vector<Problem> problems = fusedProblems();
+  ASSERT_EQ(problems.size(), 2u);
+  for (unsigned threads : {1u, 2u}) {
+    CpuSpaceOptions options;
+    options.threads = threads;
+    std::vector<std::vector<RankedConfig>> spaces;
+    for (const Problem &problem : problems) {
+      Expected<CpuSpaceResult> space =
+          enumerateCpuSpace(problem, host, options);
+      ASSERT_TRUE(static_cast<bool>(space)) << toString(space.takeError());
+      spaces.push_back(space->ranked);
+    }
+    for (size_t pick : spreadAcrossStrategies(spaces[0], 4)) {
+      std::vector<SpecEntry> entries;
+      for (auto [i, problem] : llvm::enumerate(problems))
+        entries.push_back(
+            {"e" + std::to_string(i), problem,
+             spaces[i][std::min(pick, spaces[i].size() - 1)].config});
+      std::string spec = (dir + "/spec.mlir").str();
+      ASSERT_FALSE(
+          static_cast<bool>(writeFileIfChanged(spec, emitSpecModule(entries))));
+      expectMatchesReference(spec, threads);
+    }
+  }
+}
+
+} // namespace
