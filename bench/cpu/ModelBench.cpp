@@ -48,6 +48,12 @@ static cl::opt<unsigned> callsPerSample(
     "calls-per-sample", cl::init(3),
     cl::desc("back-to-back timed calls per sample, after one untimed call "
              "(the steady state of a process serving this model)"));
+static cl::opt<unsigned> parkMs(
+    "park-ms", cl::init(300),
+    cl::desc("with --blas-threads > 1, idle milliseconds before each sample: "
+             "the other variants' worker threads spin after their calls "
+             "(libomp for 200 ms, OpenBLAS's pthreads likewise) and would "
+             "take this one's cores"));
 static cl::opt<bool> cold(
     "cold", cl::init(false),
     cl::desc("time single calls right after the other variants ran (their "
@@ -399,6 +405,8 @@ int main(int argc, char **argv) {
   unsigned calls = cold ? 1 : std::max(1u, callsPerSample.getValue());
   for (unsigned r = 0; r < repetitions; ++r)
     for (Timing &t : timings) {
+      if (threads > 1)
+        std::this_thread::sleep_for(std::chrono::milliseconds(parkMs));
       if (!cold)
         t.call();
       long before = minorFaults();
@@ -417,6 +425,10 @@ int main(int argc, char **argv) {
                    : (std::to_string(calls) +
                       " back-to-back calls each after an untimed one")
                         .c_str());
+  if (threads > 1)
+    std::printf("each sample after %u ms idle, so that no variant's spinning "
+                "workers take the cores of the next\n",
+                parkMs.getValue());
   std::printf("FMA peak, %u thread%s (%s): %.1f GFLOP/s; OpenBLAS kernel: %s\n",
               threads.getValue(), threads > 1 ? "s" : "", isa, peak,
               openblas_get_corename());
