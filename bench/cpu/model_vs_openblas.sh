@@ -5,7 +5,9 @@
 # count it tunes the model with `ninja tune`, compiles the default and the
 # tuned build, and times all three interleaved in one process on the same
 # inputs after checking they agree. Prints ms, GFLOP/s, % of the FMA peak
-# measured in the same run, page faults per call and the ratios.
+# measured in the same run, page faults per call and the ratios. At 2+
+# threads each sample starts after 300 ms idle (--park-ms), so that one
+# variant's spinning workers (libomp, OpenBLAS) do not take the next's cores.
 # Bar: tuned / OpenBLAS-composed >= 1.0 for mlp and transformer.
 # usage: bench/cpu/model_vs_openblas.sh [build dir of retune, default build/]
 #   MODELS="mlp mixed transformer" THREADS="1 2" select what runs.
