@@ -75,12 +75,59 @@ std::vector<double> reference(const std::vector<bench::Buffer> &in) {
   return out;
 }
 
+/// relu(conv(x, w) + b): a convolution with a per-channel bias and ReLU.
+constexpr llvm::StringLiteral kConvLayer = R"mlir(
+#bias = affine_map<(d0, d1, d2, d3) -> (d3)>
+#id = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+func.func @conv(%x: tensor<1x10x10x8xf32>, %w: tensor<3x3x8x16xf32>,
+                %b: tensor<16xf32>) -> tensor<1x8x8x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x8x8x16xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %c = linalg.conv_2d_nhwc_hwcf {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>}
+      ins(%x, %w : tensor<1x10x10x8xf32>, tensor<3x3x8x16xf32>)
+      outs(%f : tensor<1x8x8x16xf32>) -> tensor<1x8x8x16xf32>
+  %r = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%c, %b : tensor<1x8x8x16xf32>, tensor<16xf32>) outs(%e : tensor<1x8x8x16xf32>) {
+  ^bb0(%cv: f32, %bv: f32, %out: f32):
+    %s = arith.addf %cv, %bv : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<1x8x8x16xf32>
+  return %r : tensor<1x8x8x16xf32>
+}
+)mlir";
+
+std::vector<double> convReference(const std::vector<bench::Buffer> &in) {
+  const bench::Buffer &x = in[0], &w = in[1], &b = in[2];
+  std::vector<double> out(8 * 8 * 16);
+  for (int64_t oh = 0; oh < 8; ++oh)
+    for (int64_t ow = 0; ow < 8; ++ow)
+      for (int64_t f = 0; f < 16; ++f) {
+        double sum = 0;
+        for (int64_t kh = 0; kh < 3; ++kh)
+          for (int64_t kw = 0; kw < 3; ++kw)
+            for (int64_t c = 0; c < 8; ++c)
+              sum += x.at(((oh + kh) * 10 + ow + kw) * 8 + c) *
+                     w.at(((kh * 3 + kw) * 8 + c) * 16 + f);
+        out[(oh * 8 + ow) * 16 + f] = std::max(sum + b.at(f), 0.0);
+      }
+  return out;
+}
+
+using Reference = std::vector<double> (*)(const std::vector<bench::Buffer> &);
+
 class EpilogueFusionTest : public ::testing::Test {
 protected:
   void SetUp() override {
     ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("epilogue", dir));
     model = (dir + "/model.mlir").str();
-    ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(model, kLayer)));
+    useModel(kLayer, reference);
+  }
+
+  void useModel(StringRef text, Reference computes) {
+    ASSERT_FALSE(static_cast<bool>(writeFileIfChanged(model, text)));
+    expectedOf = computes;
   }
   void TearDown() override { llvm::sys::fs::remove_directories(dir); }
 
@@ -117,7 +164,7 @@ protected:
     (*kernel)->setInputs(inputs);
     std::vector<bench::Values> results = (*kernel)->call(true);
     ASSERT_EQ(results.size(), 1u);
-    std::vector<double> expected = reference(inputs);
+    std::vector<double> expected = expectedOf(inputs);
     ASSERT_EQ(results[0].size(), expected.size());
     for (size_t i = 0; i < expected.size(); ++i)
       ASSERT_NEAR(results[0][i], expected[i],
@@ -126,9 +173,39 @@ protected:
           << " thread(s))";
   }
 
+  /// Compiles every blocking strategy the tuner would measure first for
+  /// each root (the n-th of each), at 1 and 2 threads.
+  void expectTunedConfigsMatchReference(size_t roots) {
+    std::vector<Problem> problems = fusedProblems();
+    ASSERT_EQ(problems.size(), roots);
+    for (unsigned threads : {1u, 2u}) {
+      CpuSpaceOptions options;
+      options.threads = threads;
+      std::vector<std::vector<RankedConfig>> spaces;
+      for (const Problem &problem : problems) {
+        Expected<CpuSpaceResult> space =
+            enumerateCpuSpace(problem, host, options);
+        ASSERT_TRUE(static_cast<bool>(space)) << toString(space.takeError());
+        spaces.push_back(space->ranked);
+      }
+      for (size_t pick : spreadAcrossStrategies(spaces[0], 4)) {
+        std::vector<SpecEntry> entries;
+        for (auto [i, problem] : llvm::enumerate(problems))
+          entries.push_back(
+              {"e" + std::to_string(i), problem,
+               spaces[i][std::min(pick, spaces[i].size() - 1)].config});
+        std::string spec = (dir + "/spec.mlir").str();
+        ASSERT_FALSE(static_cast<bool>(
+            writeFileIfChanged(spec, emitSpecModule(entries))));
+        expectMatchesReference(spec, threads);
+      }
+    }
+  }
+
   CpuHost host = detectHost();
   llvm::SmallString<128> dir;
   std::string model;
+  Reference expectedOf = nullptr;
 };
 
 TEST_F(EpilogueFusionTest, BiasReluAndGateJoinTheirRoots) {
@@ -152,30 +229,19 @@ TEST_F(EpilogueFusionTest, DefaultCompileComputesTheLayer) {
 
 /// Every blocking strategy the tuner would measure first, fused.
 TEST_F(EpilogueFusionTest, TunedConfigsComputeTheLayer) {
+  expectTunedConfigsMatchReference(2);
+}
+
+TEST_F(EpilogueFusionTest, ConvolutionWithBiasAndReluJoinsAndComputes) {
+  useModel(kConvLayer, convReference);
   std::vector<Problem> problems = fusedProblems();
-  ASSERT_EQ(problems.size(), 2u);
-  for (unsigned threads : {1u, 2u}) {
-    CpuSpaceOptions options;
-    options.threads = threads;
-    std::vector<std::vector<RankedConfig>> spaces;
-    for (const Problem &problem : problems) {
-      Expected<CpuSpaceResult> space =
-          enumerateCpuSpace(problem, host, options);
-      ASSERT_TRUE(static_cast<bool>(space)) << toString(space.takeError());
-      spaces.push_back(space->ranked);
-    }
-    for (size_t pick : spreadAcrossStrategies(spaces[0], 4)) {
-      std::vector<SpecEntry> entries;
-      for (auto [i, problem] : llvm::enumerate(problems))
-        entries.push_back(
-            {"e" + std::to_string(i), problem,
-             spaces[i][std::min(pick, spaces[i].size() - 1)].config});
-      std::string spec = (dir + "/spec.mlir").str();
-      ASSERT_FALSE(
-          static_cast<bool>(writeFileIfChanged(spec, emitSpecModule(entries))));
-      expectMatchesReference(spec, threads);
-    }
-  }
+  ASSERT_EQ(problems.size(), 1u);
+  ASSERT_EQ(problems[0].epilogue.size(), 1u);
+  EXPECT_EQ(problems[0].epilogue[0].inputMaps,
+            (SmallVector<std::string>{"affine_map<(d0, d1, d2, d3) -> (d3)>"}));
+  expectMatchesReference("", 1);
+  expectMatchesReference("", 2);
+  expectTunedConfigsMatchReference(1);
 }
 
 } // namespace
