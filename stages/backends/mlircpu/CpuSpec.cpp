@@ -379,15 +379,21 @@ std::string emitAction(const SpecEntry &entry) {
   const CpuConfig &c = entry.config;
   std::string text;
   raw_string_ostream os(text);
-  os << formatv("  transform.named_sequence @apply_{0}(%op: !transform.any_op "
-                "{{transform.consumed}",
-                entry.symbol);
-  for (unsigned i = 0; i < p.epilogue.size(); ++i)
-    os << ", %e" << i << ": !transform.any_op {transform.consumed}";
-  os << ") {\n";
-  ActionWriter writer(os);
   std::optional<EpilogueTiling> fused =
       p.epilogue.empty() ? std::nullopt : epilogueTiling(p, c);
+  // Fused, only the tail's handle is consumed: the rest are found again
+  // inside the tiles by their attributes.
+  auto effect = [&](bool isTail) {
+    return !fused || isTail ? "{transform.consumed}" : "{transform.readonly}";
+  };
+  os << formatv("  transform.named_sequence @apply_{0}(%op: !transform.any_op "
+                "{1}",
+                entry.symbol, effect(false));
+  for (unsigned i = 0; i < p.epilogue.size(); ++i)
+    os << ", %e" << i << ": !transform.any_op "
+       << effect(i + 1 == p.epilogue.size());
+  os << ") {\n";
+  ActionWriter writer(os);
   unsigned resultRank = resultDims(p).size();
   if (fused) {
     // The dispatch's tiles: epilogue, root and fill in one loop nest, the
