@@ -187,7 +187,6 @@ Expected<std::vector<FuncSignature>> prepareFunctions(ModuleOp module) {
   return signatures;
 }
 
-/// Default matcher/action pairs for every distinct root op of `payload`.
 /// Whether `op` is the fill of a root with an epilogue.
 static bool initializesFusedRoot(linalg::LinalgOp op) {
   if (!isa<linalg::FillOp>(op) || !op->hasOneUse())
@@ -196,6 +195,7 @@ static bool initializesFusedRoot(linalg::LinalgOp op) {
   return root && root->hasAttr(kRootAttr) && !epilogueOf(root).empty();
 }
 
+/// Default matcher/action pairs for every distinct root op of `payload`.
 std::string emitDefaults(ModuleOp payload, const CpuHost &host,
                          unsigned threads,
                          SmallVector<std::pair<std::string, std::string>> &pairs) {

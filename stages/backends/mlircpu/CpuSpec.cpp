@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CpuSpec.h"
 #include "stages/search/cpu/CpuDefaults.h"
+#include "stages/search/cpu/CpuSpace.h"
 
 #include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
@@ -294,23 +295,13 @@ private:
 } // namespace
 
 /// Loop dims of the root's result, one per result dim (empty when the
-/// printed map is not a plain projection).
+/// result map is not a plain projection).
 static SmallVector<unsigned> resultDims(const Problem &p) {
-  SmallVector<unsigned> dims;
-  StringRef map = p.indexingMaps.back();
-  StringRef results = map.rsplit("->").second.trim();
-  results = results.drop_front().drop_back(2); // "(...)>"
-  SmallVector<StringRef> names;
-  results.split(names, ",");
-  for (StringRef name : names) {
-    unsigned dim;
-    name = name.trim();
-    if (!name.consume_front("d") || name.getAsInteger(10, dim) ||
-        dim >= p.loopRanges.size())
-      return {};
-    dims.push_back(dim);
-  }
-  return dims;
+  std::optional<SmallVector<int>> loops =
+      mapResultLoops(p.indexingMaps.back(), p.loopRanges.size());
+  if (!loops || llvm::is_contained(*loops, -1))
+    return {};
+  return SmallVector<unsigned>(loops->begin(), loops->end());
 }
 
 /// How the tail of the epilogue is tiled so that the root's outer tiles
@@ -321,9 +312,8 @@ struct EpilogueTiling {
   SmallVector<int64_t> interchange;
 };
 
-static std::optional<EpilogueTiling> epilogueTiling(const Problem &p,
-                                                    const CpuConfig &c) {
-  SmallVector<unsigned> dims = resultDims(p);
+static std::optional<EpilogueTiling>
+epilogueTiling(const Problem &p, const CpuConfig &c, ArrayRef<unsigned> dims) {
   if (dims.empty())
     return std::nullopt;
   EpilogueTiling tiling;
@@ -379,8 +369,9 @@ std::string emitAction(const SpecEntry &entry) {
   const CpuConfig &c = entry.config;
   std::string text;
   raw_string_ostream os(text);
+  SmallVector<unsigned> dims = resultDims(p);
   std::optional<EpilogueTiling> fused =
-      p.epilogue.empty() ? std::nullopt : epilogueTiling(p, c);
+      p.epilogue.empty() ? std::nullopt : epilogueTiling(p, c, dims);
   // Fused, only the tail's handle is consumed: the rest are found again
   // inside the tiles by their attributes.
   auto effect = [&](bool isTail) {
@@ -394,7 +385,9 @@ std::string emitAction(const SpecEntry &entry) {
        << effect(i + 1 == p.epilogue.size());
   os << ") {\n";
   ActionWriter writer(os);
-  unsigned resultRank = resultDims(p).size();
+  unsigned resultRank = dims.size();
+  // Elements along the innermost result dim of the whole result.
+  int64_t innermost = dims.empty() ? 1 : p.loopRanges[dims.back()];
   if (fused) {
     // The dispatch's tiles: epilogue, root and fill in one loop nest, the
     // root's result never leaving the tile between them.
@@ -403,9 +396,7 @@ std::string emitAction(const SpecEntry &entry) {
         writer.fuse(tail, fused->sizes, fused->interchange, c.threads > 1);
     writer.matchIn(loop, kRootAttr);
     emitRootSteps(os, writer, entry);
-    int64_t innerExtent = fused->sizes.back()
-                              ? fused->sizes.back()
-                              : p.loopRanges[resultDims(p).back()];
+    int64_t innerExtent = fused->sizes.back() ? fused->sizes.back() : innermost;
     writer.vectorizeRows(writer.matchOps(loop, "ops{[\"linalg.fill\"]}"),
                          resultRank, rowChunk(innerExtent));
     writer.vectorizeRows(
@@ -423,7 +414,7 @@ std::string emitAction(const SpecEntry &entry) {
     // row.
     for (unsigned i = 0; resultRank > 0 && i < p.epilogue.size(); ++i)
       writer.vectorizeRows("%e" + std::to_string(i), resultRank,
-                           rowChunk(p.loopRanges[resultDims(p).back()]));
+                           rowChunk(innermost));
   }
   os << "    transform.yield\n  }\n";
   return text;

@@ -1,5 +1,4 @@
-//===- DispatchFormation.h - Split a model into tunable dispatches -*- C++
-//-*-===//
+//===- DispatchFormation.h - A model's tunable dispatches -------*- C++ -*-===//
 //
 // One dispatch per root op (contraction or convolution) of the model's
 // public functions: the root op outlined into its own function together with

@@ -84,11 +84,12 @@ unsigned fuseEpilogues(ModuleOp module) {
   });
   unsigned joined = 0;
   for (linalg::LinalgOp root : roots) {
-    Value value = root->getResult(0);
-    unsigned chain = epilogueOf(root).size();
-    if (chain > 0)
-      value = epilogueOf(root).back()->getResult(0);
-    for (; chain < kMaxEpilogueOps && value.hasOneUse(); ++chain) {
+    // Extends a chain an earlier run left (running again changes nothing).
+    SmallVector<linalg::GenericOp> earlier = epilogueOf(root);
+    Value value =
+        earlier.empty() ? root->getResult(0) : earlier.back()->getResult(0);
+    for (unsigned chain = earlier.size();
+         chain < kMaxEpilogueOps && value.hasOneUse(); ++chain) {
       auto user = dyn_cast<linalg::GenericOp>(*value.getUsers().begin());
       OpOperand *input = joinableInput(value, user);
       if (!input)

@@ -86,31 +86,10 @@ struct MapInfo {
 };
 
 static std::optional<MapInfo> parseMap(StringRef text, unsigned numLoops) {
-  // "affine_map<(d0, d1, d2) -> (d0, d2)>"
-  StringRef body = text.trim();
-  body.consume_front("affine_map<");
-  body.consume_back(">");
-  auto [lhs, rhs] = body.split("->");
-  lhs = lhs.trim();
-  rhs = rhs.trim();
-  if (!lhs.consume_front("(") || !lhs.consume_back(")") ||
-      !rhs.consume_front("(") || !rhs.consume_back(")"))
+  std::optional<SmallVector<int>> results = mapResultLoops(text, numLoops);
+  if (!results)
     return std::nullopt;
-  SmallVector<StringRef> names, results;
-  lhs.split(names, ',', -1, false);
-  if (names.size() != numLoops)
-    return std::nullopt;
-  rhs.split(results, ',', -1, false);
-  MapInfo info;
-  for (StringRef result : results) {
-    result = result.trim();
-    int dim = -1;
-    for (auto [index, name] : llvm::enumerate(names))
-      if (name.trim() == result)
-        dim = static_cast<int>(index);
-    info.results.push_back(dim);
-  }
-  return info;
+  return MapInfo{std::move(*results)};
 }
 
 static std::optional<unsigned> elementBytes(StringRef type) {
@@ -851,6 +830,35 @@ static std::pair<uint64_t, uint64_t> strategyOf(const CpuConfig &config) {
   for (auto [i, tile] : llvm::enumerate(config.reductionTiles))
     reduction |= tile ? uint64_t{1} << i : 0;
   return {outer, reduction};
+}
+
+std::optional<SmallVector<int>> mapResultLoops(StringRef text,
+                                               unsigned numLoops) {
+  // "affine_map<(d0, d1, d2) -> (d0, d2)>"
+  StringRef body = text.trim();
+  body.consume_front("affine_map<");
+  body.consume_back(">");
+  auto [lhs, rhs] = body.split("->");
+  lhs = lhs.trim();
+  rhs = rhs.trim();
+  if (!lhs.consume_front("(") || !lhs.consume_back(")") ||
+      !rhs.consume_front("(") || !rhs.consume_back(")"))
+    return std::nullopt;
+  SmallVector<StringRef> names, results;
+  lhs.split(names, ',', -1, false);
+  if (names.size() != numLoops)
+    return std::nullopt;
+  rhs.split(results, ',', -1, false);
+  SmallVector<int> loops;
+  for (StringRef result : results) {
+    result = result.trim();
+    int dim = -1;
+    for (auto [index, name] : llvm::enumerate(names))
+      if (name.trim() == result)
+        dim = static_cast<int>(index);
+    loops.push_back(dim);
+  }
+  return loops;
 }
 
 std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,

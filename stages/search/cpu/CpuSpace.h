@@ -11,6 +11,7 @@
 #include "stages/search/cpu/CpuConfig.h"
 #include "stages/search/cpu/CpuHost.h"
 
+#include <optional>
 #include <vector>
 
 namespace retune::cpu {
@@ -56,6 +57,12 @@ Error checkCpuConfig(const Problem &problem, const CpuHost &host,
 /// count only adds candidates.
 std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,
                                            size_t count);
+
+/// Per result of a printed indexing map ("affine_map<(d0, d1) -> (d1)>"),
+/// the loop it reads (-1 for an expression such as `d1 + d4`); none when
+/// the text is not a map over `numLoops` loops.
+std::optional<SmallVector<int>> mapResultLoops(StringRef text,
+                                               unsigned numLoops);
 
 /// Heuristic cost (estimated seconds) of `config`; used for ordering.
 double estimateCost(const Problem &problem, const CpuHost &host,
