@@ -77,6 +77,8 @@ std::string Problem::stableId() const {
     for (const std::string &map : op.inputMaps)
       hasher.add("epilogue_map", map);
   }
+  for (const PrologueOp &op : prologue)
+    hasher.add("prologue_input", op.input).add("prologue_map", op.map);
   return hasher.hex(8);
 }
 
@@ -95,6 +97,8 @@ std::string Problem::readableName() const {
   for (const EpilogueOp &op : epilogue)
     for (StringRef bodyOp : split(op.body, ','))
       name += "_" + bodyOp.rsplit('.').second.str();
+  for (const PrologueOp &op : prologue)
+    name += "_packed" + std::to_string(op.input);
   return name;
 }
 
@@ -125,6 +129,12 @@ json::Value toJson(const Problem &problem) {
     }
     object["epilogue"] = std::move(epilogue);
   }
+  if (!problem.prologue.empty()) {
+    json::Array prologue;
+    for (const PrologueOp &op : problem.prologue)
+      prologue.push_back(json::Object{{"input", op.input}, {"map", op.map}});
+    object["prologue"] = std::move(prologue);
+  }
   return object;
 }
 
@@ -152,6 +162,25 @@ epilogueFromJson(const json::Array *array) {
     epilogue.push_back(std::move(op));
   }
   return epilogue;
+}
+
+static Expected<SmallVector<PrologueOp>>
+prologueFromJson(const json::Array *array) {
+  SmallVector<PrologueOp> prologue;
+  if (!array)
+    return prologue;
+  for (const json::Value &value : *array) {
+    const json::Object *object = value.getAsObject();
+    std::optional<int64_t> input =
+        object ? object->getInteger("input") : std::nullopt;
+    std::optional<StringRef> map =
+        object ? object->getString("map") : std::nullopt;
+    if (!input || *input < 0 || !map)
+      return makeError("problem: each 'prologue' entry needs 'input' (an "
+                       "operand index) and 'map'");
+    prologue.push_back({static_cast<unsigned>(*input), map->str()});
+  }
+  return prologue;
 }
 
 Expected<Problem> problemFromJson(const json::Value &value) {
@@ -212,6 +241,16 @@ Expected<Problem> problemFromJson(const json::Value &value) {
   if (!epilogue)
     return epilogue.takeError();
   problem.epilogue = std::move(*epilogue);
+  Expected<SmallVector<PrologueOp>> prologue =
+      prologueFromJson(object->getArray("prologue"));
+  if (!prologue)
+    return prologue.takeError();
+  problem.prologue = std::move(*prologue);
+  for (const PrologueOp &op : problem.prologue)
+    if (op.input >= problem.numInputs)
+      return makeError("problem: prologue input " + Twine(op.input) +
+                       " is not one of the " + Twine(problem.numInputs) +
+                       " inputs");
   if (problem.dimRoles.size() != problem.loopRanges.size() ||
       problem.iteratorTypes.size() != problem.loopRanges.size())
     return makeError("problem: dim_roles, iterator_types and loop_ranges "

@@ -39,6 +39,20 @@ struct EpilogueOp {
   bool operator==(const EpilogueOp &other) const = default;
 };
 
+/// An operand transpose the dispatch carries in front of its root: layout
+/// normalization turns an NT or TN contraction into a `linalg.transpose` of
+/// one operand plus the NN contraction, and the root's action fuses the
+/// transpose into its outer tiles, so each tile packs the panel it reads
+/// (see docs/cpu-backend.md, "Operand packing").
+struct PrologueOp {
+  /// The root input the transpose produces.
+  unsigned input = 0;
+  /// Canonical printed indexing map of the transpose's input.
+  std::string map;
+
+  bool operator==(const PrologueOp &other) const = default;
+};
+
 /// Role letters, one per loop dimension, in `Problem::dimRoles`:
 ///   contraction: 'b' batch, 'm' LHS-only parallel, 'n' RHS-only parallel,
 ///                'k' reduction;
@@ -65,6 +79,8 @@ struct Problem {
   std::string target;
   /// Ops fused after the root, in order (mlir-cpu; empty elsewhere).
   llvm::SmallVector<EpilogueOp> epilogue;
+  /// Operand transposes fused before the root (mlir-cpu; empty elsewhere).
+  llvm::SmallVector<PrologueOp> prologue;
 
   /// Loop indices whose role is `role`, in loop order.
   llvm::SmallVector<unsigned> dimsWithRole(char role) const;
@@ -75,7 +91,7 @@ struct Problem {
   /// Hex digest of exactly the identifying fields.
   std::string stableId() const;
   /// e.g. "matmul_1024x1024x1024_f32", plus "_addf_maximumf" for an
-  /// epilogue.
+  /// epilogue and "_packed1" for a transposed input 1.
   std::string readableName() const;
 };
 

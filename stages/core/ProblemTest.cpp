@@ -35,3 +35,23 @@ TEST(ProblemTest, JsonRoundTrip) {
   EXPECT_EQ(back->stableId(), p.stableId());
   EXPECT_EQ(back->dimRoles, "mnk");
 }
+
+TEST(ProblemTest, PackedOperandIsPartOfTheIdAndTheRecord) {
+  Problem plain = matmulProblem(64, 64, 64), packed = plain;
+  packed.prologue = {{1, "affine_map<(d0, d1) -> (d1, d0)>"}};
+  EXPECT_NE(plain.stableId(), packed.stableId());
+  EXPECT_EQ(packed.readableName(), "matmul_64x64x64_f32_packed1");
+  Expected<Problem> back = problemFromJson(toJson(packed));
+  ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
+  EXPECT_EQ(back->prologue, packed.prologue);
+  EXPECT_EQ(back->stableId(), packed.stableId());
+
+  // A prologue on an input the op does not have is a damaged record.
+  llvm::json::Value bad = toJson(packed);
+  (*bad.getAsObject()->getArray("prologue"))[0].getAsObject()->operator[](
+      "input") = 5;
+  Expected<Problem> rejected = problemFromJson(bad);
+  ASSERT_FALSE(static_cast<bool>(rejected));
+  EXPECT_NE(toString(rejected.takeError()).find("prologue input 5"),
+            std::string::npos);
+}

@@ -25,6 +25,7 @@
 #include "lld/Common/Driver.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Transform/IR/TransformDialect.h"
+#include "mlir/Dialect/Transform/IR/TransformOps.h"
 #include "mlir/Dialect/Transform/Interfaces/TransformInterfaces.h"
 #include "mlir/Dialect/Transform/Transforms/TransformInterpreterUtils.h"
 #include "mlir/ExecutionEngine/OptUtils.h"
@@ -42,6 +43,7 @@
 #include "mlir/Target/LLVMIR/Dialect/All.h"
 #include "mlir/Target/LLVMIR/Export.h"
 #include "llvm/ADT/StringSet.h"
+#include "llvm/Support/CommandLine.h"
 #include "llvm/ExecutionEngine/Orc/JITTargetMachineBuilder.h"
 #include "llvm/IR/LegacyPassManager.h"
 #include "llvm/IR/Module.h"
@@ -66,6 +68,13 @@ using llvm::Expected;
 
 namespace retune::cpu {
 namespace {
+
+// For whoever reads the generated code: the module after every transform
+// and buffer planning, before lowering to LLVM (--compiler-flag passes it).
+llvm::cl::opt<std::string> printTransformedTo(
+    "retune-print-transformed", llvm::cl::Hidden,
+    llvm::cl::desc("write the transformed module (before LLVM lowering) "
+                   "to this file"));
 
 using Clock = std::chrono::steady_clock;
 double since(Clock::time_point start) {
@@ -187,25 +196,36 @@ Expected<std::vector<FuncSignature>> prepareFunctions(ModuleOp module) {
   return signatures;
 }
 
-/// Whether `op` is the fill of a root with an epilogue.
-static bool initializesFusedRoot(linalg::LinalgOp op) {
-  if (!isa<linalg::FillOp>(op) || !op->hasOneUse())
+/// Whether `op` is the fill or an operand transpose of a root with an
+/// epilogue or a prologue: the root's action tiles them with it.
+static bool joinsFusedRoot(linalg::LinalgOp op) {
+  if (!isa<linalg::FillOp, linalg::TransposeOp>(op) || !op->hasOneUse())
     return false;
   auto root = dyn_cast<linalg::LinalgOp>(*op->user_begin());
-  return root && root->hasAttr(kRootAttr) && !epilogueOf(root).empty();
+  if (!root || !root->hasAttr(kRootAttr))
+    return false;
+  if (isa<linalg::FillOp>(op))
+    return true;
+  return llvm::any_of(llvm::seq(root.getNumDpsInputs()), [&](unsigned input) {
+    return prologueOf(root, input) == op.getOperation();
+  });
 }
 
-/// Default matcher/action pairs for every distinct root op of `payload`.
+using Pairs = SmallVector<std::pair<std::string, std::string>>;
+
+/// Default matcher/action pairs for every distinct root op of `payload`
+/// (appended to `rootPairs`) and every op outside the dispatches
+/// (`outsidePairs`).
 std::string emitDefaults(ModuleOp payload, const CpuHost &host,
-                         unsigned threads,
-                         SmallVector<std::pair<std::string, std::string>> &pairs) {
+                         unsigned threads, Pairs &rootPairs,
+                         Pairs &outsidePairs) {
   std::string text;
   llvm::StringSet<> seen;
   payload.walk([&](linalg::LinalgOp op) {
     // Root ops no spec matched, and what stays outside dispatches (fills,
     // transposes, elementwise generics): vectorized, never plain loops.
-    // The fill of a fused root is tiled with it.
-    if (initializesFusedRoot(op))
+    // The fill and operand transposes of a fused root are tiled with it.
+    if (joinsFusedRoot(op))
       return;
     FailureOr<Problem> problem = problemFromOp(op, host.target(), nullptr);
     if (failed(problem))
@@ -220,7 +240,8 @@ std::string emitDefaults(ModuleOp payload, const CpuHost &host,
       return;
     SpecEntry entry{symbol, *problem, *config};
     text += emitMatcher(entry) + emitAction(entry);
-    pairs.emplace_back("match_" + symbol, "apply_" + symbol);
+    (problem->kind == OpKind::Elementwise ? outsidePairs : rootPairs)
+        .emplace_back("match_" + symbol, "apply_" + symbol);
   });
   return text;
 }
@@ -294,30 +315,72 @@ constexpr llvm::StringLiteral kPostProcessing = R"mlir(
   }
 )mlir";
 
-std::string emitDriver(StringRef defaults,
-                       ArrayRef<std::pair<std::string, std::string>> pairs,
-                       bool hasSpec) {
+/// The matcher/action pairs of `spec` when its entry point is one
+/// foreach_match over the whole payload, the shape retune's specs have.
+std::optional<Pairs> entryPointPairs(ModuleOp spec) {
+  auto entry = dyn_cast_or_null<transform::NamedSequenceOp>(
+      SymbolTable::lookupSymbolIn(spec, kSpecEntryPoint));
+  if (!entry || entry.getBody().empty())
+    return std::nullopt;
+  Block &body = entry.getBody().front();
+  auto match = dyn_cast<transform::ForeachMatchOp>(&body.front());
+  auto yield = dyn_cast<transform::YieldOp>(body.getTerminator());
+  if (!match || match->getNextNode() != yield || body.getNumArguments() != 1 ||
+      match.getRoot() != body.getArgument(0) || !match.getForwardedInputs().empty() ||
+      !llvm::equal(yield->getOperands(), match->getResults()))
+    return std::nullopt;
+  Pairs pairs;
+  for (auto [matcher, action] :
+       llvm::zip(match.getMatchers(), match.getActions()))
+    pairs.emplace_back(
+        cast<SymbolRefAttr>(matcher).getLeafReference().str(),
+        cast<SymbolRefAttr>(action).getLeafReference().str());
+  return pairs;
+}
+
+/// `%<result> = foreach_match in %<input>` over `pairs` (a cast if none).
+static std::string emitForeachMatch(StringRef result, StringRef input,
+                                    ArrayRef<std::pair<std::string, std::string>> pairs) {
+  if (pairs.empty())
+    return llvm::formatv("    %{0} = transform.cast %{1} : !transform.any_op "
+                         "to !transform.any_op\n",
+                         result, input)
+        .str();
+  std::string text = llvm::formatv("    %{0} = transform.foreach_match in "
+                                   "%{1}\n",
+                                   result, input)
+                         .str();
+  for (auto [i, pair] : llvm::enumerate(pairs))
+    text += "        @" + pair.first + " -> @" + pair.second +
+            (i + 1 == pairs.size() ? "\n" : ",\n");
+  text += "        : (!transform.any_op) -> !transform.any_op\n";
+  return text;
+}
+
+/// The driver: ops outside the dispatches first (so that no dispatch's
+/// action fuses them into its tiles), then the dispatches' roots with
+/// `rootPairs` (the spec's first, when `includeSpec` is false) in program
+/// order.
+std::string emitDriver(StringRef defaults, ArrayRef<std::pair<std::string, std::string>> outsidePairs,
+                       ArrayRef<std::pair<std::string, std::string>> rootPairs,
+                       bool hasSpec, bool includeSpec) {
   std::string text = "module attributes {transform.with_named_sequence} {\n";
   text += defaults;
   if (!hasSpec)
     text += emitEntryPoint({});
   text += "  transform.named_sequence @__transform_main(%root: "
           "!transform.any_op {transform.consumed}) {\n";
-  text += llvm::formatv("    %tuned = transform.include @{0} "
-                        "failures(propagate) (%root) : (!transform.any_op) -> "
-                        "!transform.any_op\n",
-                        kSpecEntryPoint)
-              .str();
-  if (pairs.empty()) {
-    text += "    %configured = transform.cast %tuned : !transform.any_op to "
+  text += emitForeachMatch("outside", "root", outsidePairs);
+  if (includeSpec)
+    text += llvm::formatv("    %tuned = transform.include @{0} "
+                          "failures(propagate) (%outside) : (!transform.any_op) "
+                          "-> !transform.any_op\n",
+                          kSpecEntryPoint)
+                .str();
+  else
+    text += "    %tuned = transform.cast %outside : !transform.any_op to "
             "!transform.any_op\n";
-  } else {
-    text += "    %configured = transform.foreach_match in %tuned\n";
-    for (auto [i, pair] : llvm::enumerate(pairs))
-      text += "        @" + pair.first + " -> @" + pair.second +
-              (i + 1 == pairs.size() ? "\n" : ",\n");
-    text += "        : (!transform.any_op) -> !transform.any_op\n";
-  }
+  text += emitForeachMatch("configured", "tuned", rootPairs);
   text += kPostProcessing;
   text += "}\n";
   return text;
@@ -491,12 +554,30 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
       return makeError(request.specPath + ": defines no @" + kSpecEntryPoint +
                        " entry point");
   }
-  SmallVector<std::pair<std::string, std::string>> pairs;
-  std::string defaults = emitDefaults(**payload, host, request.threads, pairs);
+  // The spec's pairs and the defaults in one foreach_match, the spec's
+  // first (they win): ops are then configured in program order, so a
+  // dispatch's action finds the ops before it already tiled, and fusing
+  // producers into its tiles pulls in its own prologue and fill, never an
+  // untuned layer or a transpose outside any dispatch.
+  Pairs rootPairs, outsidePairs;
+  std::optional<Pairs> specPairs;
+  if (hasSpec)
+    specPairs = entryPointPairs(*library);
+  if (specPairs)
+    rootPairs = std::move(*specPairs);
+  std::string defaults = emitDefaults(**payload, host, request.threads,
+                                      rootPairs, outsidePairs);
   // Verified after merging: alone, the driver references the spec's entry.
   ParserConfig unverified(&context, /*verifyAfterParse=*/false);
-  OwningOpRef<ModuleOp> driver = parseSourceString<ModuleOp>(
-      emitDriver(defaults, pairs, hasSpec), unverified, "<retune-driver>");
+  std::string driverText =
+      emitDriver(defaults, outsidePairs, rootPairs, hasSpec,
+                 hasSpec && !specPairs);
+  if (!printTransformedTo.empty())
+    if (Error err =
+            writeFileAtomic(printTransformedTo + ".driver.mlir", driverText))
+      return std::move(err);
+  OwningOpRef<ModuleOp> driver =
+      parseSourceString<ModuleOp>(driverText, unverified, "<retune-driver>");
   if (!driver)
     return diags.error("internal error: the driver library does not parse");
   if (!library)
@@ -515,6 +596,15 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
     return diags.error("applying the transform spec failed");
   // No allocation in the steady state: buffers once per loaded instance.
   planStaticBuffers(**payload);
+  scopeLoopBuffers(**payload);
+  if (!printTransformedTo.empty())
+    if (Error err = writeFileAtomic(printTransformedTo, [&] {
+          std::string text;
+          llvm::raw_string_ostream os(text);
+          (*payload)->print(os);
+          return text;
+        }()))
+      return std::move(err);
   result.transformSeconds = since(start);
 
   start = Clock::now();

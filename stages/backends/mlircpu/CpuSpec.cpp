@@ -107,14 +107,26 @@ static void emitEpilogueMatcher(raw_ostream &os, const Problem &p,
   os << "    }\n";
 }
 
-/// Emits the checks of the root op bound to `handle`.
+/// Emits the checks of the root op bound to `handle`; binds the producer of
+/// each prologue input to %t<index>.
 static void emitRootMatcher(raw_ostream &os, const Problem &p,
                             StringRef handle) {
   os << formatv("    transform.match.operation_name {0} [\"{1}\"] : "
                 "!transform.any_op\n",
                 handle, p.opName);
-  os << "    transform.match.structured failures(propagate) " << handle
-     << " : !transform.any_op {\n";
+  os << "    ";
+  if (!p.prologue.empty()) {
+    SmallVector<std::string> producers;
+    for (unsigned i = 0; i < p.prologue.size(); ++i)
+      producers.push_back("%t" + std::to_string(i));
+    os << join(producers, ", ") << " = ";
+  }
+  os << "transform.match.structured failures(propagate) " << handle;
+  if (p.prologue.empty())
+    os << " : !transform.any_op {\n";
+  else
+    os << " : (!transform.any_op) -> (" << anyOps(p.prologue.size())
+       << ") {\n";
   emitStructuredBodyStart(os);
   emitIntEquals(os, "rank", "rank %s", p.loopRanges.size());
   for (auto [i, range] : llvm::enumerate(p.loopRanges))
@@ -143,6 +155,37 @@ static void emitRootMatcher(raw_ostream &os, const Problem &p,
   if (!p.epilogue.empty())
     os << "      %only_user = transform.match.structured.result %s[0] single "
           ": (!transform.any_op) -> !transform.any_op\n";
+  if (!p.prologue.empty()) {
+    SmallVector<std::string> producers;
+    for (auto [i, op] : llvm::enumerate(p.prologue)) {
+      producers.push_back("%producer" + std::to_string(i));
+      os << formatv("      {0} = transform.match.structured.input %s[{1}] : "
+                    "(!transform.any_op) -> !transform.any_op\n",
+                    producers.back(), op.input);
+    }
+    os << "      transform.match.structured.yield " << join(producers, ", ")
+       << " : " << anyOps(producers.size()) << "\n";
+  }
+  os << "    }\n";
+}
+
+/// Emits the checks of prologue transpose `index`, bound to %t<index>: a
+/// `linalg.transpose` with that permutation whose only user is the root.
+static void emitPrologueMatcher(raw_ostream &os, const Problem &p,
+                                unsigned index) {
+  std::string handle = "%t" + std::to_string(index);
+  os << formatv("    transform.match.operation_name {0} "
+                "[\"linalg.transpose\"] : !transform.any_op\n",
+                handle);
+  os << "    transform.match.structured failures(propagate) " << handle
+     << " : !transform.any_op {\n";
+  emitStructuredBodyStart(os);
+  os << "      %map0 = transform.match.structured.input %s[0] : "
+        "(!transform.any_op) -> !transform.affine_map\n";
+  emitAttrEquals(os, "%map0", "!transform.affine_map", p.prologue[index].map,
+                 "map0");
+  os << "      %only_user = transform.match.structured.result %s[0] single "
+        ": (!transform.any_op) -> !transform.any_op\n";
   os << "    }\n";
 }
 
@@ -152,9 +195,12 @@ std::string emitMatcher(const SpecEntry &entry) {
   std::string text;
   raw_string_ostream os(text);
   os << formatv(
-      "  // {0}: {1} {2}{3}\n", entry.symbol, p.opName, list(p.loopRanges),
+      "  // {0}: {1} {2}{3}{4}\n", entry.symbol, p.opName, list(p.loopRanges),
       epilogueSize ? " + " + std::to_string(epilogueSize) + " epilogue op(s)"
-                   : "");
+                   : "",
+      p.prologue.empty() ? ""
+                         : ", " + std::to_string(p.prologue.size()) +
+                               " operand(s) packed");
   // A fused dispatch is matched at its last op and walked up through the
   // inits: foreach_match walks forward and applies each action as it
   // matches, so an action may rewrite the matched op and those before it,
@@ -169,6 +215,8 @@ std::string emitMatcher(const SpecEntry &entry) {
   for (unsigned i = epilogueSize; i-- > 0;)
     emitEpilogueMatcher(os, p, i, i == 0 ? root : "%e" + std::to_string(i - 1));
   emitRootMatcher(os, p, root);
+  for (unsigned i = 0; i < p.prologue.size(); ++i)
+    emitPrologueMatcher(os, p, i);
   for (unsigned i = 0; i < epilogueSize; ++i)
     handles.push_back("%e" + std::to_string(i));
   os << formatv("    transform.yield {0} : {1}\n", join(handles, ", "),
@@ -261,6 +309,32 @@ public:
        << " : !transform.any_op\n";
   }
 
+  /// The op producing operand `operand` of the current op.
+  std::string producerOf(unsigned operand) {
+    std::string op = next("%producer");
+    os << formatv("    {0} = transform.get_producer_of_operand {1}[{2}] : "
+                  "(!transform.any_op) -> !transform.any_op\n",
+                  op, current, operand);
+    return op;
+  }
+
+  /// Packs a panel: the transpose producing operand `operand` of the current
+  /// op (fused into its tile) writes a buffer of its own, freed at the end
+  /// of the tile, in blocks of `sizes` walked in `interchange` order.
+  void packPanel(unsigned operand, ArrayRef<int64_t> sizes,
+                 ArrayRef<int64_t> interchange) {
+    std::string buffer = next("%panel"), ops = next("%panelops");
+    os << formatv("    {0}, {1} = transform.structured.bufferize_to_allocation "
+                  "{2} {{bufferize_destination_only, emit_dealloc} : "
+                  "!transform.any_op\n",
+                  buffer, ops, producerOf(operand));
+    std::string root = current;
+    current = producerOf(operand);
+    tileFor(sizes, interchange);
+    vectorize(/*namedContraction=*/false);
+    current = root;
+  }
+
   std::string matchOps(StringRef scope, StringRef filter) {
     std::string op = next("%found");
     os << formatv("    {0} = transform.structured.match {1} in {2} : "
@@ -337,6 +411,45 @@ epilogueTiling(const Problem &p, const CpuConfig &c, ArrayRef<unsigned> dims) {
   return tiling;
 }
 
+/// Elements per dim of the blocks a packing transpose moves at once: an
+/// AVX-512 f32 register's lanes each way (vector.transpose lowers 16x16
+/// blocks to shuffles).
+constexpr int64_t kPackBlock = 16;
+
+/// How the transpose in front of input `prologue.input` is tiled inside one
+/// outer tile: block sizes over its loops (its result dims), and the order
+/// that walks its source row by row.
+static EpilogueTiling packTiling(const Problem &p, const PrologueOp &prologue,
+                                 ArrayRef<unsigned> resultDims,
+                                 const EpilogueTiling &outer) {
+  EpilogueTiling tiling;
+  unsigned numLoops = p.loopRanges.size();
+  std::optional<SmallVector<int>> operandLoops =
+      mapResultLoops(p.indexingMaps[prologue.input], numLoops);
+  std::optional<SmallVector<int>> sourceDims =
+      mapResultLoops(prologue.map, operandLoops ? operandLoops->size() : 0);
+  if (!operandLoops || !sourceDims || sourceDims->empty() ||
+      llvm::is_contained(*operandLoops, -1) ||
+      llvm::is_contained(*sourceDims, -1))
+    return tiling;
+  unsigned rank = operandLoops->size();
+  // Innermost dims of the panel and of the source: the block's two dims.
+  unsigned panelInner = rank - 1, sourceInner = sourceDims->back();
+  for (auto [dim, loop] : llvm::enumerate(*operandLoops)) {
+    int64_t extent = p.loopRanges[loop];
+    const auto *pos = llvm::find(resultDims, static_cast<unsigned>(loop));
+    if (pos != resultDims.end() && outer.sizes[pos - resultDims.begin()])
+      extent = outer.sizes[pos - resultDims.begin()];
+    bool blockDim = dim == panelInner || dim == sourceInner;
+    tiling.sizes.push_back(
+        blockDim ? largestDivisorAtMost(extent, kPackBlock) : 1);
+  }
+  tiling.interchange.assign(sourceDims->begin(), sourceDims->end());
+  if (llvm::equal(tiling.interchange, llvm::seq<int64_t>(0, rank)))
+    tiling.interchange.clear();
+  return tiling;
+}
+
 /// Elements per vectorized row of an epilogue op whose innermost dim spans
 /// `extent` inside a tile: four AVX-512 f32 vectors at most.
 static int64_t rowChunk(int64_t extent) {
@@ -370,8 +483,9 @@ std::string emitAction(const SpecEntry &entry) {
   std::string text;
   raw_string_ostream os(text);
   SmallVector<unsigned> dims = resultDims(p);
+  bool joined = !p.epilogue.empty() || !p.prologue.empty();
   std::optional<EpilogueTiling> fused =
-      p.epilogue.empty() ? std::nullopt : epilogueTiling(p, c, dims);
+      joined ? epilogueTiling(p, c, dims) : std::nullopt;
   // Fused, only the tail's handle is consumed: the rest are found again
   // inside the tiles by their attributes.
   auto effect = [&](bool isTail) {
@@ -379,7 +493,7 @@ std::string emitAction(const SpecEntry &entry) {
   };
   os << formatv("  transform.named_sequence @apply_{0}(%op: !transform.any_op "
                 "{1}",
-                entry.symbol, effect(false));
+                entry.symbol, effect(p.epilogue.empty()));
   for (unsigned i = 0; i < p.epilogue.size(); ++i)
     os << ", %e" << i << ": !transform.any_op "
        << effect(i + 1 == p.epilogue.size());
@@ -389,19 +503,28 @@ std::string emitAction(const SpecEntry &entry) {
   // Elements along the innermost result dim of the whole result.
   int64_t innermost = dims.empty() ? 1 : p.loopRanges[dims.back()];
   if (fused) {
-    // The dispatch's tiles: epilogue, root and fill in one loop nest, the
-    // root's result never leaving the tile between them.
-    std::string tail = "%e" + std::to_string(p.epilogue.size() - 1);
+    // The dispatch's tiles: operand transposes, fill, root and epilogue in
+    // one loop nest, the root's result never leaving the tile between them
+    // and each transposed panel packed once per tile.
+    std::string tail = p.epilogue.empty()
+                           ? "%op"
+                           : "%e" + std::to_string(p.epilogue.size() - 1);
     std::string loop =
         writer.fuse(tail, fused->sizes, fused->interchange, c.threads > 1);
     writer.matchIn(loop, kRootAttr);
+    for (const PrologueOp &prologue : p.prologue) {
+      EpilogueTiling blocks = packTiling(p, prologue, dims, *fused);
+      if (!blocks.sizes.empty())
+        writer.packPanel(prologue.input, blocks.sizes, blocks.interchange);
+    }
     emitRootSteps(os, writer, entry);
     int64_t innerExtent = fused->sizes.back() ? fused->sizes.back() : innermost;
     writer.vectorizeRows(writer.matchOps(loop, "ops{[\"linalg.fill\"]}"),
                          resultRank, rowChunk(innerExtent));
-    writer.vectorizeRows(
-        writer.matchOps(loop, ("attributes{" + kEpilogueAttr + "}").str()),
-        resultRank, rowChunk(innerExtent));
+    if (!p.epilogue.empty())
+      writer.vectorizeRows(
+          writer.matchOps(loop, ("attributes{" + kEpilogueAttr + "}").str()),
+          resultRank, rowChunk(innerExtent));
   } else {
     if (!allZero(c.outerTiles)) {
       if (c.threads > 1)

@@ -16,9 +16,11 @@
 
 namespace retune::cpu {
 
-/// Marks dispatch formation leaves on the payload for the actions to find
-/// (EpilogueFusion.h): the elementwise ops joined to a root, and that root.
+/// Marks dispatch formation leaves on the payload for the actions to find:
+/// the elementwise ops joined to a root (EpilogueFusion.h), the operand
+/// transposes in front of it (LayoutNormalization.h), and that root.
 inline constexpr llvm::StringLiteral kEpilogueAttr = "retune.epilogue";
+inline constexpr llvm::StringLiteral kPrologueAttr = "retune.prologue";
 inline constexpr llvm::StringLiteral kRootAttr = "retune.root";
 
 /// Name of the entry sequence every retune CPU spec defines.

@@ -47,6 +47,32 @@ TEST(CpuSpecTest, MatmulWithEveryKnobMatchesGolden) {
                emitSpecModule({{"mm", test::matmulProblem(256, 512, 128, true), config}}, "golden test"));
 }
 
+/// A batch x·Wᵀ whose transpose joined the dispatch: the matcher checks
+/// the transpose in front of B, the action packs one panel per outer tile.
+TEST(CpuSpecTest, PackedTransposedBMatchesGolden) {
+  Problem p;
+  p.kind = OpKind::Contraction;
+  p.opName = "linalg.batch_matmul";
+  p.loopRanges = {4, 256, 512, 128};
+  p.iteratorTypes = {"parallel", "parallel", "parallel", "reduction"};
+  p.indexingMaps = {"affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>",
+                    "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>",
+                    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>"};
+  p.elementTypes = {"f32", "f32", "f32"};
+  p.numInputs = 2;
+  p.dimRoles = "bmnk";
+  p.target = "cpu:test";
+  p.prologue = {{1, "affine_map<(d0, d1, d2) -> (d0, d2, d1)>"}};
+  CpuConfig config;
+  config.outerTiles = {1, 0, 64, 0};
+  config.reductionTiles = {0, 0, 0, 64};
+  config.registerTiles = {1, 8, 32, 1};
+  config.registerInterchange = {0, 2, 1, 3};
+  config.kUnroll = 2;
+  test::expectGolden("stages/backends/mlircpu/testdata/batch_matmul_packed_b.spec.mlir",
+                     emitSpecModule({{"bmm", p, config}}, "golden test"));
+}
+
 TEST(CpuSpecTest, ConvolutionMatchesGolden) {
   CpuConfig config;
   config.outerTiles = {0, 0, 0, 0, 0, 0, 0};

@@ -46,8 +46,9 @@ struct Boundary {
   }
 };
 
-/// Outlines `root` with its fill and its epilogue into `func @<name>` in a
-/// new module; the function writes its result into a destination argument.
+/// Outlines `root` with its operand transposes, its fill and its epilogue
+/// into `func @<name>` in a new module; the function writes its result into
+/// a destination argument.
 OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
   MLIRContext *context = root->getContext();
   Location loc = root->getLoc();
@@ -61,9 +62,16 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
   Operation *last =
       epilogue.empty() ? root.getOperation() : epilogue.back().getOperation();
 
+  SmallVector<linalg::TransposeOp> prologue;
+  for (unsigned input = 0; input < root.getNumDpsInputs(); ++input)
+    if (linalg::TransposeOp transpose = cpu::prologueOf(root, input))
+      prologue.push_back(transpose);
   Boundary boundary;
-  for (OpOperand *input : root.getDpsInputOperands())
-    boundary.add(input->get());
+  for (OpOperand *input : root.getDpsInputOperands()) {
+    auto transpose = input->get().getDefiningOp<linalg::TransposeOp>();
+    boundary.add(llvm::is_contained(prologue, transpose) ? transpose.getInput()
+                                                         : input->get());
+  }
   if (fill)
     boundary.add(fill.getInputs()[0]);
   for (linalg::GenericOp op : epilogue) {
@@ -87,6 +95,10 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
     mapping.map(value, arg);
   for (Operation *constant : boundary.constants)
     builder.clone(*constant, mapping);
+  for (linalg::TransposeOp transpose : prologue) {
+    builder.clone(*transpose.getInit().getDefiningOp(), mapping);
+    builder.clone(*transpose, mapping);
+  }
   Value destination = body->getArguments().back();
   if (fill) {
     Value filled =
@@ -115,8 +127,8 @@ std::string print(ModuleOp module) {
 
 Expected<FormedDispatches> formDispatches(ModuleOp model, StringRef modelName,
                                           StringRef target) {
-  // Transposed-B contractions become a transpose + the NN contraction, as
-  // the compiler sees them (the transpose stays outside the dispatch).
+  // Transposed-B contractions become a transpose + the NN contraction, the
+  // transpose the dispatch's prologue.
   cpu::normalizeOperandLayouts(model);
   // Bias, activations and gates join their root (IREE's dispatch formation).
   cpu::fuseEpilogues(model);

@@ -70,12 +70,18 @@ TEST(DispatchFormationTest, MixedModelRolesAndLayouts) {
   EXPECT_EQ(conv.kind, OpKind::Convolution);
   EXPECT_EQ(conv.dimRoles, "boofrrc");
   EXPECT_EQ(conv.loopRanges, (SmallVector<int64_t>{1, 28, 28, 64, 3, 3, 64}));
-  // The transposed-B projection is tuned in the NN layout: its B is
-  // transposed outside the dispatch, which takes the result as an argument.
-  EXPECT_EQ(byOp["linalg.matmul"]->problem.indexingMaps[1],
-            "affine_map<(d0, d1, d2) -> (d2, d1)>");
+  // The transposed-B projection is tuned in the NN layout: the transpose of
+  // its B is the dispatch's prologue, which takes the untransposed weight.
+  const Problem &projection = byOp["linalg.matmul"]->problem;
+  EXPECT_EQ(projection.indexingMaps[1], "affine_map<(d0, d1, d2) -> (d2, d1)>");
+  ASSERT_EQ(projection.prologue.size(), 1u);
+  EXPECT_EQ(projection.prologue[0].input, 1u);
+  EXPECT_EQ(projection.prologue[0].map, "affine_map<(d0, d1) -> (d1, d0)>");
+  EXPECT_EQ(byOp["linalg.matmul"]->name.find("_packed1"),
+            byOp["linalg.matmul"]->name.size() - 8);
   const std::string &text = formed->modules.at(byOp["linalg.matmul"]->id);
-  EXPECT_EQ(text.find("linalg.transpose"), std::string::npos);
+  EXPECT_NE(text.find("linalg.transpose"), std::string::npos);
+  EXPECT_NE(text.find("retune.prologue"), std::string::npos);
 }
 
 /// A 2-D f32 matmul dispatch of `rows` x 16 x 32 with B as [16, 32] (NT)
@@ -99,8 +105,13 @@ static std::string matmulText(int rows, bool transposedB) {
 TEST(DispatchFormationTest, TransposedBIsTunedAsNNWhenRowsPayForIt) {
   auto nn = formFrom(matmulText(64, false)), nt = formFrom(matmulText(64, true));
   ASSERT_TRUE(nn && nt);
-  // Enough rows: B is transposed once, the dispatch is the NN one.
-  EXPECT_EQ(nn->index.dispatches[0].id, nt->index.dispatches[0].id);
+  // Enough rows: the dispatch is the NN contraction with B's transpose in
+  // front (a different dispatch from the NN one: it packs B).
+  EXPECT_EQ(nn->index.dispatches[0].problem.indexingMaps,
+            nt->index.dispatches[0].problem.indexingMaps);
+  EXPECT_TRUE(nn->index.dispatches[0].problem.prologue.empty());
+  ASSERT_EQ(nt->index.dispatches[0].problem.prologue.size(), 1u);
+  EXPECT_NE(nn->index.dispatches[0].id, nt->index.dispatches[0].id);
   // Without a fill the init is simply the destination argument.
   EXPECT_EQ(nn->modules.begin()->second.find("linalg.fill"), std::string::npos);
   // Few rows (a matrix-vector-like product): the layout stays and is a

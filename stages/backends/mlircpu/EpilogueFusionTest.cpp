@@ -10,6 +10,7 @@
 #include "stages/backends/mlircpu/CpuCompiler.h"
 #include "stages/backends/mlircpu/CpuSpec.h"
 #include "stages/backends/mlircpu/KernelRunner.h"
+#include "stages/backends/mlircpu/LayoutNormalization.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/support/FileUtil.h"
@@ -115,6 +116,75 @@ std::vector<double> convReference(const std::vector<bench::Buffer> &in) {
   return out;
 }
 
+/// relu(x·Wᵀ + b): a linear layer with its weight in the [out, in] layout,
+/// whose transpose the dispatch packs panel by panel.
+constexpr llvm::StringLiteral kPackedLayer = R"mlir(
+#bias = affine_map<(d0, d1) -> (d1)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+func.func @linear(%x: tensor<64x96xf32>, %w: tensor<80x96xf32>,
+                  %b: tensor<80xf32>) -> tensor<64x80xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x80xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %mm = linalg.matmul indexing_maps = [affine_map<(m, n, k) -> (m, k)>,
+                                       affine_map<(m, n, k) -> (n, k)>,
+                                       affine_map<(m, n, k) -> (m, n)>]
+      ins(%x, %w : tensor<64x96xf32>, tensor<80x96xf32>)
+      outs(%f : tensor<64x80xf32>) -> tensor<64x80xf32>
+  %r = linalg.generic {indexing_maps = [#id, #bias, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%mm, %b : tensor<64x80xf32>, tensor<80xf32>) outs(%e : tensor<64x80xf32>) {
+  ^bb0(%m: f32, %bv: f32, %out: f32):
+    %s = arith.addf %m, %bv : f32
+    %t = arith.maximumf %s, %zero : f32
+    linalg.yield %t : f32
+  } -> tensor<64x80xf32>
+  return %r : tensor<64x80xf32>
+}
+)mlir";
+
+std::vector<double> packedReference(const std::vector<bench::Buffer> &in) {
+  const bench::Buffer &x = in[0], &w = in[1], &b = in[2];
+  std::vector<double> out(kM * kN);
+  for (int64_t i = 0; i < kM; ++i)
+    for (int64_t j = 0; j < kN; ++j) {
+      double mm = 0;
+      for (int64_t k = 0; k < kK; ++k)
+        mm += x.at(i * kK + k) * w.at(j * kK + k);
+      out[i * kN + j] = std::max(mm + b.at(j), 0.0);
+    }
+  return out;
+}
+
+/// q · kᵀ per batch (attention scores): a batch NT contraction alone.
+constexpr int64_t kBatch = 3, kQ = 64, kKeys = 48, kHead = 32;
+constexpr llvm::StringLiteral kScores = R"mlir(
+func.func @scores(%q: tensor<3x64x32xf32>, %k: tensor<3x48x32xf32>) -> tensor<3x64x48xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<3x64x48xf32>
+  %f = linalg.fill ins(%zero : f32) outs(%e : tensor<3x64x48xf32>) -> tensor<3x64x48xf32>
+  %s = linalg.batch_matmul indexing_maps = [affine_map<(b, m, n, k) -> (b, m, k)>,
+                                            affine_map<(b, m, n, k) -> (b, n, k)>,
+                                            affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : tensor<3x64x32xf32>, tensor<3x48x32xf32>)
+      outs(%f : tensor<3x64x48xf32>) -> tensor<3x64x48xf32>
+  return %s : tensor<3x64x48xf32>
+}
+)mlir";
+
+std::vector<double> scoresReference(const std::vector<bench::Buffer> &in) {
+  const bench::Buffer &q = in[0], &k = in[1];
+  std::vector<double> out(kBatch * kQ * kKeys);
+  for (int64_t b = 0; b < kBatch; ++b)
+    for (int64_t i = 0; i < kQ; ++i)
+      for (int64_t j = 0; j < kKeys; ++j) {
+        double dot = 0;
+        for (int64_t d = 0; d < kHead; ++d)
+          dot += q.at((b * kQ + i) * kHead + d) * k.at((b * kKeys + j) * kHead + d);
+        out[(b * kQ + i) * kKeys + j] = dot;
+      }
+  return out;
+}
+
 using Reference = std::vector<double> (*)(const std::vector<bench::Buffer> &);
 
 class EpilogueFusionTest : public ::testing::Test {
@@ -138,6 +208,7 @@ protected:
     std::vector<Problem> problems;
     if (!module)
       return problems;
+    normalizeOperandLayouts(**module);
     fuseEpilogues(**module);
     (*module)->walk([&](mlir::linalg::LinalgOp op) {
       mlir::FailureOr<Problem> problem =
@@ -239,6 +310,44 @@ TEST_F(EpilogueFusionTest, ConvolutionWithBiasAndReluJoinsAndComputes) {
   ASSERT_EQ(problems[0].epilogue.size(), 1u);
   EXPECT_EQ(problems[0].epilogue[0].inputMaps,
             (SmallVector<std::string>{"affine_map<(d0, d1, d2, d3) -> (d3)>"}));
+  expectMatchesReference("", 1);
+  expectMatchesReference("", 2);
+  expectTunedConfigsMatchReference(1);
+}
+
+/// A transposed weight is packed panel by panel inside the dispatch (its
+/// transpose fused into the outer tiles, with the bias and ReLU after).
+TEST_F(EpilogueFusionTest, TransposedWeightIsPackedAndComputes) {
+  useModel(kPackedLayer, packedReference);
+  std::vector<Problem> problems = fusedProblems();
+  ASSERT_EQ(problems.size(), 1u);
+  ASSERT_EQ(problems[0].prologue.size(), 1u);
+  EXPECT_EQ(problems[0].prologue[0].input, 1u);
+  EXPECT_EQ(problems[0].epilogue.size(), 1u);
+  expectMatchesReference("", 1);
+  expectMatchesReference("", 2);
+  expectTunedConfigsMatchReference(1);
+}
+
+TEST_F(EpilogueFusionTest, BatchTransposedOperandIsPackedPerBatch) {
+  useModel(kScores, scoresReference);
+  std::vector<Problem> problems = fusedProblems();
+  ASSERT_EQ(problems.size(), 1u);
+  ASSERT_EQ(problems[0].prologue.size(), 1u);
+  // Every config of the space packs one batch at a time and keeps the rows
+  // that reuse a panel in its tile.
+  for (unsigned threads : {1u, 2u}) {
+    CpuSpaceOptions options;
+    options.threads = threads;
+    Expected<CpuSpaceResult> space =
+        enumerateCpuSpace(problems[0], host, options);
+    ASSERT_TRUE(static_cast<bool>(space)) << toString(space.takeError());
+    ASSERT_FALSE(space->ranked.empty());
+    for (const RankedConfig &ranked : space->ranked) {
+      EXPECT_EQ(ranked.config.outerTiles[0], 1);
+      EXPECT_EQ(ranked.config.outerTiles[1], 0);
+    }
+  }
   expectMatchesReference("", 1);
   expectMatchesReference("", 2);
   expectTunedConfigsMatchReference(1);

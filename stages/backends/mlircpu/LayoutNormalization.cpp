@@ -1,5 +1,6 @@
 //===- LayoutNormalization.cpp - Transposed-B contractions to NN ----------===//
 #include "stages/backends/mlircpu/LayoutNormalization.h"
+#include "stages/backends/mlircpu/CpuSpec.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -71,9 +72,17 @@ void transposeOperand(linalg::LinalgOp op, unsigned input,
   Location loc = op.getLoc();
   Value empty =
       tensor::EmptyOp::create(builder, loc, shape, type.getElementType());
-  Value transposed =
-      linalg::TransposeOp::create(builder, loc, operand.get(), empty, perm)
-          ->getResult(0);
+  auto transpose =
+      linalg::TransposeOp::create(builder, loc, operand.get(), empty, perm);
+  // B's panels are packed in the dispatch, where the m rows that reuse a
+  // panel run inside its tile. A's would need every n column inside its
+  // tile, so B would stream from memory once per A panel: A is transposed
+  // whole, outside the dispatch.
+  if (input == 1) {
+    transpose->setAttr(kPrologueAttr, builder.getUnitAttr());
+    op->setAttr(kRootAttr, builder.getUnitAttr());
+  }
+  Value transposed = transpose->getResult(0);
   SmallVector<AffineMap> maps = op.getIndexingMapsArray();
   SmallVector<AffineExpr> results;
   for (int64_t p : perm)

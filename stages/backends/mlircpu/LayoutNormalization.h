@@ -7,8 +7,12 @@
 // into the NN layout costs one pass over it (O(N·K)) against the
 // contraction's O(M·N·K), so when the other side has rows enough to reuse
 // it the contraction is rewritten as a `linalg.transpose` of the operand
-// followed by the same op in the NN layout. The transpose stays outside the
-// dispatch; the tuned config applies to the NN contraction. Dump and
+// followed by the same op in the NN layout. B's transpose joins the
+// dispatch as its prologue (`retune.prologue`, the contraction becomes its
+// `retune.root`): the config's action fuses it into the outer tiles, so
+// each tile transposes (packs) just the panel it reads while it is in
+// cache, as a BLAS packs its panels. A's transpose stays outside the
+// dispatch (packing A per tile would stream B once per A panel). Dump and
 // compile both run it, so dispatches and the model agree on the problem.
 //
 //===----------------------------------------------------------------------===//

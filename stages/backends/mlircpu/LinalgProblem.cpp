@@ -2,6 +2,7 @@
 #include "stages/backends/mlircpu/LinalgProblem.h"
 #include "stages/backends/mlircpu/EpilogueFusion.h"
 
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/BuiltinAttributes.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/raw_ostream.h"
@@ -81,20 +82,35 @@ static Problem describeOp(linalg::LinalgOp op, StringRef target) {
   return problem;
 }
 
+static std::string printMap(AffineMap map) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  AffineMapAttr::get(map).print(os);
+  return text;
+}
+
 /// What the matcher and the dispatch id know of a joined op.
 static EpilogueOp describeEpilogueOp(linalg::GenericOp op) {
   EpilogueOp described;
   for (OpOperand *input : op.getDpsInputOperands()) {
-    std::string text;
-    llvm::raw_string_ostream os(text);
-    AffineMapAttr::get(op.getMatchingIndexingMap(input)).print(os);
-    described.inputMaps.push_back(text);
+    described.inputMaps.push_back(
+        printMap(op.getMatchingIndexingMap(input)));
   }
   SmallVector<StringRef> names;
   for (Operation &bodyOp : op.getBody()->without_terminator())
     names.push_back(bodyOp.getName().getStringRef());
   described.body = llvm::join(names, ",");
   return described;
+}
+
+linalg::TransposeOp prologueOf(linalg::LinalgOp root, unsigned input) {
+  auto transpose =
+      root.getDpsInputs()[input].getDefiningOp<linalg::TransposeOp>();
+  if (!transpose || !transpose->hasAttr(kPrologueAttr) ||
+      !transpose->getResult(0).hasOneUse() ||
+      !transpose.getInit().getDefiningOp<tensor::EmptyOp>())
+    return nullptr;
+  return transpose;
 }
 
 FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
@@ -109,6 +125,11 @@ FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
   problem.dimRoles = rolesOf(op, problem.kind);
   for (linalg::GenericOp joined : epilogueOf(op))
     problem.epilogue.push_back(describeEpilogueOp(joined));
+  if (problem.kind == OpKind::Contraction)
+    for (unsigned input = 0; input < problem.numInputs; ++input)
+      if (linalg::TransposeOp transpose = prologueOf(op, input))
+        problem.prologue.push_back(
+            {input, printMap(transpose.getIndexingMapsArray()[0])});
   return problem;
 }
 

@@ -77,4 +77,64 @@ unsigned planStaticBuffers(ModuleOp module) {
   return planned;
 }
 
+/// The dealloc of `alloc` in its own block, when that is its only one.
+static memref::DeallocOp deallocInBlock(memref::AllocOp alloc) {
+  memref::DeallocOp found;
+  for (Operation *user : alloc->getUsers())
+    if (auto dealloc = dyn_cast<memref::DeallocOp>(user)) {
+      if (found || dealloc->getBlock() != alloc->getBlock())
+        return nullptr;
+      found = dealloc;
+    }
+  return found;
+}
+
+/// Whether a value defined in [first, last) is used at or after `last`,
+/// other than by `last` itself (the dealloc).
+static bool escapes(Operation *first, Operation *last) {
+  for (Operation *op = first; op != last; op = op->getNextNode())
+    for (Value result : op->getResults())
+      for (Operation *user : result.getUsers()) {
+        Operation *inBlock = first->getBlock()->findAncestorOpInBlock(*user);
+        if (user != last && (!inBlock || !inBlock->isBeforeInBlock(last)))
+          return true;
+      }
+  return false;
+}
+
+unsigned scopeLoopBuffers(ModuleOp module) {
+  SmallVector<memref::AllocOp> allocs;
+  module.walk([&](memref::AllocOp alloc) {
+    auto func = alloc->getParentOfType<func::FuncOp>();
+    if (func && alloc->getBlock() != &func.front() && plannable(alloc))
+      allocs.push_back(alloc);
+  });
+  unsigned scoped = 0;
+  for (memref::AllocOp alloc : allocs) {
+    memref::DeallocOp dealloc = deallocInBlock(alloc);
+    if (!dealloc || escapes(alloc, dealloc))
+      continue;
+    OpBuilder builder(alloc);
+    auto scope =
+        memref::AllocaScopeOp::create(builder, alloc.getLoc(), TypeRange());
+    Block *body = builder.createBlock(&scope.getBodyRegion());
+    body->getOperations().splice(body->end(),
+                                 alloc->getBlock()->getOperations(),
+                                 alloc->getIterator(), dealloc->getIterator());
+    builder.setInsertionPointToEnd(body);
+    memref::AllocaScopeReturnOp::create(builder, alloc.getLoc());
+    builder.setInsertionPoint(alloc);
+    uint64_t alignment =
+        std::max<uint64_t>(alloc.getAlignment().value_or(0), kMinAlignment);
+    auto alloca = memref::AllocaOp::create(builder, alloc.getLoc(),
+                                           alloc.getType(),
+                                           builder.getI64IntegerAttr(alignment));
+    alloc.replaceAllUsesWith(alloca.getResult());
+    alloc.erase();
+    dealloc.erase();
+    ++scoped;
+  }
+  return scoped;
+}
+
 } // namespace retune::cpu

@@ -3,6 +3,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/Verifier.h"
 #include "mlir/Parser/Parser.h"
 #include "gtest/gtest.h"
@@ -57,6 +58,61 @@ TEST(StaticBuffersTest, EntryBlockStaticAllocsBecomeGlobals) {
   // The dynamic one and the one inside the loop stay allocations.
   EXPECT_EQ(allocs, 2u);
   EXPECT_EQ(deallocs, 0u);
+}
+
+/// A panel per iteration (allocated and freed in the loop body), one freed
+/// elsewhere and one whose value leaves the freed range.
+constexpr const char *kLoops = R"mlir(
+func.func @g(%n: index, %out: memref<8xf32>) {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %zero = arith.constant 0.0 : f32
+  scf.for %i = %c0 to %n step %c1 {
+    %panel = memref.alloc() : memref<64x16xf32>
+    memref.store %zero, %panel[%c0, %c0] : memref<64x16xf32>
+    %v = memref.load %panel[%c0, %c0] : memref<64x16xf32>
+    memref.dealloc %panel : memref<64x16xf32>
+    memref.store %v, %out[%c0] : memref<8xf32>
+  }
+  scf.forall (%t) in (2) {
+    %panel = memref.alloc() : memref<32xf32>
+    memref.store %zero, %panel[%c0] : memref<32xf32>
+    memref.dealloc %panel : memref<32xf32>
+  }
+  %kept = scf.for %i = %c0 to %n step %c1 iter_args(%acc = %zero) -> f32 {
+    %leaked = memref.alloc() : memref<4xf32>
+    memref.store %acc, %leaked[%c0] : memref<4xf32>
+    scf.yield %acc : f32
+  }
+  return
+}
+)mlir";
+
+TEST(StaticBuffersTest, LoopBodyScratchGoesToTheStack) {
+  OwningOpRef<ModuleOp> module =
+      parseSourceString<ModuleOp>(kLoops, &compilerContext());
+  ASSERT_TRUE(module);
+  // The forall's panel moves. The first loop's stays: %v, loaded inside
+  // the range the scope would enclose, is used after it. The one never
+  // freed stays an allocation.
+  EXPECT_EQ(scopeLoopBuffers(*module), 1u);
+  ASSERT_TRUE(succeeded(verify(*module)));
+  unsigned scopes = 0, allocas = 0, allocs = 0, deallocs = 0;
+  module->walk([&](Operation *op) {
+    scopes += isa<memref::AllocaScopeOp>(op);
+    allocas += isa<memref::AllocaOp>(op);
+    allocs += isa<memref::AllocOp>(op);
+    deallocs += isa<memref::DeallocOp>(op);
+  });
+  EXPECT_EQ(scopes, 1u);
+  EXPECT_EQ(allocas, 1u);
+  EXPECT_EQ(allocs, 2u);
+  EXPECT_EQ(deallocs, 1u);
+  module->walk([&](memref::AllocaOp alloca) {
+    EXPECT_EQ(alloca.getAlignment(), 64u);
+    EXPECT_TRUE(isa<memref::AllocaScopeOp>(alloca->getParentOp()));
+    EXPECT_TRUE(isa<scf::ForallOp>(alloca->getParentOp()->getParentOp()));
+  });
 }
 
 } // namespace

@@ -1,5 +1,6 @@
 //===- CpuDefaults.cpp - The baseline compiler's heuristic config ---------===//
 #include "stages/search/cpu/CpuDefaults.h"
+#include "stages/search/cpu/CpuSpace.h"
 
 #include "llvm/Support/CommandLine.h"
 
@@ -104,6 +105,13 @@ std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
         largestDivisorAtMost(p.loopRanges[n.back()], lanes);
     config.outerTiles =
         outerTiles(p, config.registerTiles, "bmn", defaultCacheTile);
+    // A packed panel is packed once per outer tile: the rows that reuse it
+    // stay in one tile.
+    PackedLoops packed = packedLoops(p);
+    for (unsigned dim : packed.reused)
+      config.outerTiles[dim] = 0;
+    for (unsigned dim : packed.batch)
+      config.outerTiles[dim] = 1;
   } else if (p.opName == "linalg.conv_2d_nhwc_hwcf") {
     // Loops: n, oh, ow, f, kh, kw, c.
     config.registerTiles[2] = largestDivisorAtMost(p.loopRanges[2], 4);

@@ -118,6 +118,9 @@ struct Analysis {
   SmallVector<unsigned> cacheDims;
   /// Loops that may carry scf.forall tiles (threads > 1).
   SmallVector<unsigned> threadDims;
+  /// Packed operands: loops outer tiles leave whole, and batch loops they
+  /// take one at a time (see packedLoops).
+  PackedLoops packed;
   /// Whether the operands overflow L2 so cache tiling is worth a loop.
   bool cacheTiling = false;
   /// Register-loop orders: rows loop outer (identity for the usual loop
@@ -308,6 +311,12 @@ static Expected<Analysis> analyze(const Problem &problem, const CpuHost &host) {
         (StringRef("bof").contains(problem.dimRoles[i]) ||
          static_cast<int>(i) == an.mDim || i == an.nDim))
       an.threadDims.push_back(i);
+  an.packed = packedLoops(problem);
+  auto reused = [&](unsigned dim) {
+    return llvm::is_contained(an.packed.reused, dim);
+  };
+  llvm::erase_if(an.cacheDims, reused);
+  llvm::erase_if(an.threadDims, reused);
 
   // Operand facts for the cost model (contractions with plain maps only).
   if (problem.kind == OpKind::Contraction && an.mDim >= 0) {
@@ -428,6 +437,22 @@ static int64_t blockExtent(const Analysis &an, const Knobs &k, int dim) {
   return k.outer[dim] ? k.outer[dim] : an.ranges[dim];
 }
 
+/// Loops that may carry outer tiles: scf.forall tiles with threads, else
+/// cache tiles where the operands overflow L2, and the batch loops of a
+/// packed panel.
+static SmallVector<unsigned> outerDims(const Analysis &an, unsigned threads) {
+  SmallVector<unsigned> dims;
+  if (threads > 1)
+    dims.assign(an.threadDims.begin(), an.threadDims.end());
+  else if (an.cacheTiling)
+    dims.assign(an.cacheDims.begin(), an.cacheDims.end());
+  for (unsigned dim : an.packed.batch)
+    if (!llvm::is_contained(dims, dim))
+      dims.push_back(dim);
+  llvm::sort(dims);
+  return dims;
+}
+
 /// Outer, reduction and thread rules.
 static std::optional<std::string> checkOuter(const Analysis &an,
                                              const CpuHost &host,
@@ -436,16 +461,21 @@ static std::optional<std::string> checkOuter(const Analysis &an,
   if (k.threads != 1 && k.threads != options.threads)
     return "threads: " + std::to_string(k.threads) + " is neither 1 nor the " +
            std::to_string(options.threads) + " threads allowed";
-  ArrayRef<unsigned> allowed =
-      k.threads > 1 ? ArrayRef<unsigned>(an.threadDims)
-                    : (an.cacheTiling ? ArrayRef<unsigned>(an.cacheDims)
-                                      : ArrayRef<unsigned>());
+  SmallVector<unsigned> allowed = outerDims(an, k.threads);
   int64_t tiles = 1;
   bool anyOuter = false;
+  for (unsigned dim : an.packed.batch)
+    if (k.outer[dim] != 1)
+      return "packed panel: batch loop " + std::to_string(dim) +
+             " must be outer tiled by 1 (a panel holds one batch)";
   for (auto [dim, tile] : llvm::enumerate(k.outer)) {
     if (tile == 0)
       continue;
     anyOuter = true;
+    if (llvm::is_contained(an.packed.reused, dim))
+      return "packed panel: loop " + std::to_string(dim) +
+             " reuses the packed panel and may not be outer tiled (each "
+             "tile would pack it again)";
     if (!llvm::is_contained(allowed, dim))
       return "outer tiles: loop " + std::to_string(dim) + " may not be " +
              (k.threads > 1 ? "distributed"
@@ -459,6 +489,16 @@ static std::optional<std::string> checkOuter(const Analysis &an,
              ") must be a smaller divisor, a multiple of the register tile " +
              std::to_string(unit) + ", unit x 2^i or range / 2^j";
     tiles *= an.ranges[dim] / tile;
+  }
+  // A packed panel lives on the stack of the thread that packs it (see
+  // StaticBuffers.h) and should stay in its L2 while the rows reuse it.
+  if (!an.packed.panelLoops.empty()) {
+    int64_t panel = an.inBytes;
+    for (unsigned dim : an.packed.panelLoops)
+      panel *= blockExtent(an, k, dim);
+    if (panel > host.l2Bytes)
+      return "packed panel: " + std::to_string(panel) + " bytes > L2 " +
+             std::to_string(host.l2Bytes) + " (tile the panel's n loop)";
   }
   if (k.threads > 1 &&
       (!anyOuter || tiles < k.threads || tiles % k.threads != 0))
@@ -780,10 +820,7 @@ Expected<CpuSpaceResult> enumerateCpuSpace(const Problem &problem,
       k.reg = r;
       k.threads = threads;
       k.outer.assign(an->ranges.size(), 0);
-      ArrayRef<unsigned> dims =
-          threads > 1 ? ArrayRef<unsigned>(an->threadDims)
-                      : (an->cacheTiling ? ArrayRef<unsigned>(an->cacheDims)
-                                         : ArrayRef<unsigned>());
+      SmallVector<unsigned> dims = outerDims(*an, threads);
       forEachOuter(*an, r, dims, k.outer, 0, [&] {
         for (int64_t kc : reductionDomain) {
           k.kc = kc;
@@ -906,6 +943,30 @@ std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,
       pick(strategyFirsts[nextStrategy]);
   }
   return picks;
+}
+
+PackedLoops packedLoops(const Problem &problem) {
+  PackedLoops packed;
+  if (problem.prologue.empty())
+    return packed;
+  unsigned numLoops = problem.loopRanges.size();
+  for (const PrologueOp &op : problem.prologue) {
+    if (op.input >= problem.indexingMaps.size())
+      continue;
+    std::optional<SmallVector<int>> read =
+        mapResultLoops(problem.indexingMaps[op.input], numLoops);
+    for (unsigned dim = 0; read && dim < numLoops; ++dim)
+      if (problem.iteratorTypes[dim] == "parallel" &&
+          problem.dimRoles[dim] != 'b' &&
+          !llvm::is_contained(*read, static_cast<int>(dim)) &&
+          !llvm::is_contained(packed.reused, dim))
+        packed.reused.push_back(dim);
+    for (int dim : read ? *read : SmallVector<int>())
+      if (dim >= 0 && !llvm::is_contained(packed.panelLoops, dim))
+        packed.panelLoops.push_back(dim);
+  }
+  packed.batch = problem.dimsWithRole('b');
+  return packed;
 }
 
 double estimateCost(const Problem &problem, const CpuHost &host,

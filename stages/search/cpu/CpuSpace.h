@@ -64,6 +64,19 @@ std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,
 std::optional<SmallVector<int>> mapResultLoops(StringRef text,
                                                unsigned numLoops);
 
+/// The outer-tile rule of a contraction with packed operands
+/// (Problem::prologue): each outer tile transposes the panel of the operand
+/// it reads, so the loops whose iterations reuse that panel (the other
+/// operand's rows) stay whole, and batch loops go one at a time (a panel
+/// holds one batch's rows). Empty without a prologue.
+struct PackedLoops {
+  SmallVector<unsigned> reused;
+  SmallVector<unsigned> batch;
+  /// The loops a packed operand reads: its panel spans their outer tiles.
+  SmallVector<unsigned> panelLoops;
+};
+PackedLoops packedLoops(const Problem &problem);
+
 /// Heuristic cost (estimated seconds) of `config`; used for ordering.
 double estimateCost(const Problem &problem, const CpuHost &host,
                     const CpuConfig &config);
