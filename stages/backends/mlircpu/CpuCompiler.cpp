@@ -199,7 +199,8 @@ Expected<std::vector<FuncSignature>> prepareFunctions(ModuleOp module) {
 /// Whether `op` is the fill or an operand transpose of a root with an
 /// epilogue or a prologue: the root's action tiles them with it.
 static bool joinsFusedRoot(linalg::LinalgOp op) {
-  if (!isa<linalg::FillOp, linalg::TransposeOp>(op) || !op->hasOneUse())
+  if (!isa<linalg::FillOp, linalg::TransposeOp, linalg::CopyOp>(op) ||
+      !op->hasOneUse())
     return false;
   auto root = dyn_cast<linalg::LinalgOp>(*op->user_begin());
   if (!root || !root->hasAttr(kRootAttr))
@@ -207,7 +208,7 @@ static bool joinsFusedRoot(linalg::LinalgOp op) {
   if (isa<linalg::FillOp>(op))
     return true;
   return llvm::any_of(llvm::seq(root.getNumDpsInputs()), [&](unsigned input) {
-    return prologueOf(root, input) == op.getOperation();
+    return prologueOf(root, input).getOperation() == op.getOperation();
   });
 }
 

@@ -169,14 +169,23 @@ static void emitRootMatcher(raw_ostream &os, const Problem &p,
   os << "    }\n";
 }
 
-/// Emits the checks of prologue transpose `index`, bound to %t<index>: a
-/// `linalg.transpose` with that permutation whose only user is the root.
+/// Whether a prologue op copies its input unpermuted (the pack of an NN
+/// operand) rather than transposing it: its map is the identity.
+static bool isCopy(const PrologueOp &op) {
+  auto [dims, results] = StringRef(op.map).split("->");
+  dims = dims.trim();
+  return dims.consume_front("affine_map<") && dims == results.trim().drop_back();
+}
+
+/// Emits the checks of prologue op `index`, bound to %t<index>: a
+/// `linalg.transpose` (or, with an identity map, `linalg.copy`) reading its
+/// input through that map, whose only user is the root.
 static void emitPrologueMatcher(raw_ostream &os, const Problem &p,
                                 unsigned index) {
   std::string handle = "%t" + std::to_string(index);
-  os << formatv("    transform.match.operation_name {0} "
-                "[\"linalg.transpose\"] : !transform.any_op\n",
-                handle);
+  os << formatv("    transform.match.operation_name {0} [\"linalg.{1}\"] "
+                ": !transform.any_op\n",
+                handle, isCopy(p.prologue[index]) ? "copy" : "transpose");
   os << "    transform.match.structured failures(propagate) " << handle
      << " : !transform.any_op {\n";
   emitStructuredBodyStart(os);
@@ -413,8 +422,8 @@ epilogueTiling(const Problem &p, const CpuConfig &c, ArrayRef<unsigned> dims) {
 
 /// Elements per dim of the blocks a packing transpose moves at once: an
 /// AVX-512 f32 register's lanes each way (vector.transpose lowers 16x16
-/// blocks to shuffles).
-constexpr int64_t kPackBlock = 16;
+/// blocks to shuffles); a packing copy moves rows of up to four registers.
+constexpr int64_t kPackBlock = 16, kPackRow = 64;
 
 /// How the transpose in front of input `prologue.input` is tiled inside one
 /// outer tile: block sizes over its loops (its result dims), and the order
@@ -441,8 +450,8 @@ static EpilogueTiling packTiling(const Problem &p, const PrologueOp &prologue,
     if (pos != resultDims.end() && outer.sizes[pos - resultDims.begin()])
       extent = outer.sizes[pos - resultDims.begin()];
     bool blockDim = dim == panelInner || dim == sourceInner;
-    tiling.sizes.push_back(
-        blockDim ? largestDivisorAtMost(extent, kPackBlock) : 1);
+    int64_t block = panelInner == sourceInner ? kPackRow : kPackBlock;
+    tiling.sizes.push_back(blockDim ? largestDivisorAtMost(extent, block) : 1);
   }
   tiling.interchange.assign(sourceDims->begin(), sourceDims->end());
   if (llvm::equal(tiling.interchange, llvm::seq<int64_t>(0, rank)))

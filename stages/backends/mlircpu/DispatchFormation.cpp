@@ -62,15 +62,15 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
   Operation *last =
       epilogue.empty() ? root.getOperation() : epilogue.back().getOperation();
 
-  SmallVector<linalg::TransposeOp> prologue;
-  for (unsigned input = 0; input < root.getNumDpsInputs(); ++input)
-    if (linalg::TransposeOp transpose = cpu::prologueOf(root, input))
-      prologue.push_back(transpose);
+  SmallVector<linalg::LinalgOp> prologue;
   Boundary boundary;
-  for (OpOperand *input : root.getDpsInputOperands()) {
-    auto transpose = input->get().getDefiningOp<linalg::TransposeOp>();
-    boundary.add(llvm::is_contained(prologue, transpose) ? transpose.getInput()
-                                                         : input->get());
+  for (unsigned input = 0; input < root.getNumDpsInputs(); ++input) {
+    if (linalg::LinalgOp pack = cpu::prologueOf(root, input)) {
+      prologue.push_back(pack);
+      boundary.add(pack.getDpsInputs()[0]);
+    } else {
+      boundary.add(root.getDpsInputs()[input]);
+    }
   }
   if (fill)
     boundary.add(fill.getInputs()[0]);
@@ -95,9 +95,9 @@ OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
     mapping.map(value, arg);
   for (Operation *constant : boundary.constants)
     builder.clone(*constant, mapping);
-  for (linalg::TransposeOp transpose : prologue) {
-    builder.clone(*transpose.getInit().getDefiningOp(), mapping);
-    builder.clone(*transpose, mapping);
+  for (linalg::LinalgOp pack : prologue) {
+    builder.clone(*pack.getDpsInits()[0].getDefiningOp(), mapping);
+    builder.clone(*pack, mapping);
   }
   Value destination = body->getArguments().back();
   if (fill) {

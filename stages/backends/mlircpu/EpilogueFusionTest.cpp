@@ -289,6 +289,11 @@ TEST_F(EpilogueFusionTest, BiasReluAndGateJoinTheirRoots) {
   EXPECT_EQ(problems[0].epilogue.front().inputMaps,
             (SmallVector<std::string>{"affine_map<(d0, d1) -> (d1)>"}));
   EXPECT_NE(problems[0].stableId(), problems[1].stableId());
+  // Each weight is packed by a copy in front of its root.
+  for (const Problem &problem : problems) {
+    ASSERT_EQ(problem.prologue.size(), 1u);
+    EXPECT_EQ(problem.prologue[0].map, "affine_map<(d0, d1) -> (d0, d1)>");
+  }
   EXPECT_NE(problems[0].readableName().find("_addf_maximumf"),
             std::string::npos);
 }

@@ -13,9 +13,9 @@ namespace retune::cpu {
 namespace {
 
 /// How operand `input` (0: A, 1: B) of `op` is permuted into the NN layout
-/// (A: batch, m, k; B: batch, k, n), or empty when it is NN already, the
-/// other side has too few rows/columns to pay for the transpose, or the op
-/// is not one this rewrite handles.
+/// (A: batch, m, k; B: batch, k, n): the identity when it is NN already;
+/// empty when the other side has too few rows/columns to pay for a pass
+/// over the operand, or the op is not one this rewrite handles.
 SmallVector<int64_t> nnPermutation(linalg::LinalgOp op, unsigned input,
                                    int64_t minRows) {
   if (!isRootOp(op) || op.getNumDpsInputs() != 2 ||
@@ -42,8 +42,7 @@ SmallVector<int64_t> nnPermutation(linalg::LinalgOp op, unsigned input,
     return {};
   auto dimAt = [&](unsigned i) { return map.getDimPosition(i); };
   ArrayRef<unsigned> innermost = input == 0 ? k : parallel;
-  if (llvm::is_contained(innermost, dimAt(map.getNumResults() - 1)))
-    return {};
+  bool inPlace = llvm::is_contained(innermost, dimAt(map.getNumResults() - 1));
   SmallVector<ArrayRef<unsigned>> groups = {ArrayRef<unsigned>(dims->batch)};
   if (input == 0)
     groups.append({parallel, k});
@@ -56,7 +55,26 @@ SmallVector<int64_t> nnPermutation(linalg::LinalgOp op, unsigned input,
         order.push_back(i);
   if (order.size() != map.getNumResults())
     return {};
+  // In place: NN already (B gets a packing copy), or a layout this rewrite
+  // leaves alone.
+  if (inPlace && !llvm::equal(order, llvm::seq<int64_t>(0, order.size())))
+    return {};
   return order;
+}
+
+/// B's packing copy: `op` reads B through a copy into a fresh tensor that
+/// joins its dispatch, so that each outer tile packs its panel.
+void packOperand(linalg::LinalgOp op, unsigned input) {
+  OpBuilder builder(op);
+  OpOperand &operand = op->getOpOperand(input);
+  auto type = cast<RankedTensorType>(operand.get().getType());
+  Location loc = op.getLoc();
+  Value empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                        type.getElementType());
+  auto copy = linalg::CopyOp::create(builder, loc, operand.get(), empty);
+  copy->setAttr(kPrologueAttr, builder.getUnitAttr());
+  op->setAttr(kRootAttr, builder.getUnitAttr());
+  operand.set(copy->getResult(0));
 }
 
 /// Replaces operand `input` of `op` by its transpose by `perm` and updates
@@ -101,9 +119,18 @@ unsigned normalizeOperandLayouts(ModuleOp module, int64_t minRows) {
   unsigned rewritten = 0;
   for (linalg::LinalgOp op : ops)
     for (unsigned input : {0u, 1u}) {
+      // Packed already (a dispatch the dump formed): running again changes
+      // nothing.
+      if (prologueOf(op, input))
+        continue;
       SmallVector<int64_t> perm = nnPermutation(op, input, minRows);
       if (perm.empty())
         continue;
+      if (llvm::equal(perm, llvm::seq<int64_t>(0, perm.size()))) {
+        if (input == 1)
+          packOperand(op, input);
+        continue;
+      }
       transposeOperand(op, input, perm);
       ++rewritten;
     }

@@ -103,14 +103,17 @@ static EpilogueOp describeEpilogueOp(linalg::GenericOp op) {
   return described;
 }
 
-linalg::TransposeOp prologueOf(linalg::LinalgOp root, unsigned input) {
-  auto transpose =
-      root.getDpsInputs()[input].getDefiningOp<linalg::TransposeOp>();
-  if (!transpose || !transpose->hasAttr(kPrologueAttr) ||
-      !transpose->getResult(0).hasOneUse() ||
-      !transpose.getInit().getDefiningOp<tensor::EmptyOp>())
+linalg::LinalgOp prologueOf(linalg::LinalgOp root, unsigned input) {
+  if (input >= root.getNumDpsInputs())
     return nullptr;
-  return transpose;
+  Operation *producer = root.getDpsInputs()[input].getDefiningOp();
+  if (!isa_and_nonnull<linalg::TransposeOp, linalg::CopyOp>(producer))
+    return nullptr;
+  auto pack = cast<linalg::LinalgOp>(producer);
+  if (!pack->hasAttr(kPrologueAttr) || !pack->getResult(0).hasOneUse() ||
+      !pack.getDpsInits()[0].getDefiningOp<tensor::EmptyOp>())
+    return nullptr;
+  return pack;
 }
 
 FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
@@ -127,9 +130,9 @@ FailureOr<Problem> problemFromOp(linalg::LinalgOp op, StringRef target,
     problem.epilogue.push_back(describeEpilogueOp(joined));
   if (problem.kind == OpKind::Contraction)
     for (unsigned input = 0; input < problem.numInputs; ++input)
-      if (linalg::TransposeOp transpose = prologueOf(op, input))
+      if (linalg::LinalgOp pack = prologueOf(op, input))
         problem.prologue.push_back(
-            {input, printMap(transpose.getIndexingMapsArray()[0])});
+            {input, printMap(pack.getIndexingMapsArray()[0])});
   return problem;
 }
 

@@ -13,10 +13,11 @@ namespace retune::cpu {
 /// static shapes. Everything else stays in the model.
 bool isRootOp(mlir::linalg::LinalgOp op);
 
-/// The layout transpose in front of input `input` of `root` that joins its
-/// dispatch (LayoutNormalization.h), or null.
-mlir::linalg::TransposeOp prologueOf(mlir::linalg::LinalgOp root,
-                                     unsigned input);
+/// The packing op in front of input `input` of `root` that joins its
+/// dispatch (LayoutNormalization.h: a `linalg.transpose` or `linalg.copy`
+/// into a fresh tensor), or null.
+mlir::linalg::LinalgOp prologueOf(mlir::linalg::LinalgOp root,
+                                  unsigned input);
 
 /// Describes a root op. `why` explains a failure.
 mlir::FailureOr<Problem> problemFromOp(mlir::linalg::LinalgOp op,
