@@ -327,10 +327,13 @@ public:
     return op;
   }
 
-  /// Packs a panel: the transpose producing operand `operand` of the current
-  /// op (fused into its tile) writes a buffer of its own, freed at the end
-  /// of the tile, in blocks of `sizes` walked in `interchange` order.
-  void packPanel(unsigned operand, ArrayRef<int64_t> sizes,
+  /// Packs a panel: the transpose or copy producing operand `operand` of
+  /// the current op (fused into its tile) writes a buffer of its own, freed
+  /// at the end of the tile, in blocks of `sizes` walked in `interchange`
+  /// order. A copy's blocks are vectorized after bufferization (the
+  /// driver): on tensors, a block's read and write fold back into a copy
+  /// of the slice, which would lower to a generic memref.copy call.
+  void packPanel(unsigned operand, bool copy, ArrayRef<int64_t> sizes,
                  ArrayRef<int64_t> interchange) {
     std::string buffer = next("%panel"), ops = next("%panelops");
     os << formatv("    {0}, {1} = transform.structured.bufferize_to_allocation "
@@ -340,7 +343,8 @@ public:
     std::string root = current;
     current = producerOf(operand);
     tileFor(sizes, interchange);
-    vectorize(/*namedContraction=*/false);
+    if (!copy)
+      vectorize(/*namedContraction=*/false);
     current = root;
   }
 
@@ -524,7 +528,8 @@ std::string emitAction(const SpecEntry &entry) {
     for (const PrologueOp &prologue : p.prologue) {
       EpilogueTiling blocks = packTiling(p, prologue, dims, *fused);
       if (!blocks.sizes.empty())
-        writer.packPanel(prologue.input, blocks.sizes, blocks.interchange);
+        writer.packPanel(prologue.input, isCopy(prologue), blocks.sizes,
+                         blocks.interchange);
     }
     emitRootSteps(os, writer, entry);
     int64_t innerExtent = fused->sizes.back() ? fused->sizes.back() : innermost;

@@ -3,6 +3,7 @@
 #include "stages/backends/mlircpu/LinalgProblem.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/LLVMIR/LLVMDialect.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
@@ -89,19 +90,6 @@ static memref::DeallocOp deallocInBlock(memref::AllocOp alloc) {
   return found;
 }
 
-/// Whether a value defined in [first, last) is used at or after `last`,
-/// other than by `last` itself (the dealloc).
-static bool escapes(Operation *first, Operation *last) {
-  for (Operation *op = first; op != last; op = op->getNextNode())
-    for (Value result : op->getResults())
-      for (Operation *user : result.getUsers()) {
-        Operation *inBlock = first->getBlock()->findAncestorOpInBlock(*user);
-        if (user != last && (!inBlock || !inBlock->isBeforeInBlock(last)))
-          return true;
-      }
-  return false;
-}
-
 unsigned scopeLoopBuffers(ModuleOp module) {
   SmallVector<memref::AllocOp> allocs;
   module.walk([&](memref::AllocOp alloc) {
@@ -109,21 +97,16 @@ unsigned scopeLoopBuffers(ModuleOp module) {
     if (func && alloc->getBlock() != &func.front() && plannable(alloc))
       allocs.push_back(alloc);
   });
+  auto pointer = LLVM::LLVMPointerType::get(module.getContext());
   unsigned scoped = 0;
   for (memref::AllocOp alloc : allocs) {
     memref::DeallocOp dealloc = deallocInBlock(alloc);
-    if (!dealloc || escapes(alloc, dealloc))
+    if (!dealloc)
       continue;
+    // The bytes live from here to the dealloc, as the heap buffer did; the
+    // stack pointer goes back where it was, so a loop does not grow it.
     OpBuilder builder(alloc);
-    auto scope =
-        memref::AllocaScopeOp::create(builder, alloc.getLoc(), TypeRange());
-    Block *body = builder.createBlock(&scope.getBodyRegion());
-    body->getOperations().splice(body->end(),
-                                 alloc->getBlock()->getOperations(),
-                                 alloc->getIterator(), dealloc->getIterator());
-    builder.setInsertionPointToEnd(body);
-    memref::AllocaScopeReturnOp::create(builder, alloc.getLoc());
-    builder.setInsertionPoint(alloc);
+    Value saved = LLVM::StackSaveOp::create(builder, alloc.getLoc(), pointer);
     uint64_t alignment =
         std::max<uint64_t>(alloc.getAlignment().value_or(0), kMinAlignment);
     auto alloca = memref::AllocaOp::create(builder, alloc.getLoc(),
@@ -131,6 +114,8 @@ unsigned scopeLoopBuffers(ModuleOp module) {
                                            builder.getI64IntegerAttr(alignment));
     alloc.replaceAllUsesWith(alloca.getResult());
     alloc.erase();
+    builder.setInsertionPoint(dealloc);
+    LLVM::StackRestoreOp::create(builder, dealloc.getLoc(), saved);
     dealloc.erase();
     ++scoped;
   }

@@ -35,11 +35,15 @@ unsigned planStaticBuffers(mlir::ModuleOp module);
 /// Moves the scratch buffers of loop bodies to the stack: a static-shaped
 /// `memref.alloc` outside the entry block that the same block frees (a
 /// packed panel, allocated and freed per outer tile) becomes a
-/// `memref.alloca` in a `memref.alloca_scope` ending where the dealloc
+/// `memref.alloca` between a stack save and a restore where the dealloc
 /// was, so each iteration reuses the same stack bytes and every thread of a
 /// parallel loop has its own. malloc/free per tile cost page faults where
 /// the allocator returns the memory to the system between calls (374 per
-/// call of a 2-thread transformer block). Returns how many it moved.
+/// call of a 2-thread transformer block). `memref.alloca_scope` would say
+/// the same, but canonicalization inlines it into scf loops (which claim to
+/// be allocation scopes yet restore no stack when lowered), and scf-to-cf
+/// leaves it with several blocks, which it may not have. Run it after the
+/// last canonicalization. Returns how many it moved.
 unsigned scopeLoopBuffers(mlir::ModuleOp module);
 
 } // namespace retune::cpu
