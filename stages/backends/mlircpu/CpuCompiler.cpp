@@ -15,6 +15,7 @@
 #include "stages/backends/mlircpu/CpuCompiler.h"
 
 #include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/backends/mlircpu/DispatchOutlining.h"
 #include "stages/backends/mlircpu/EpilogueFusion.h"
 #include "stages/backends/mlircpu/LayoutNormalization.h"
 #include "stages/backends/mlircpu/LinalgProblem.h"
@@ -215,11 +216,12 @@ static bool joinsFusedRoot(linalg::LinalgOp op) {
 using Pairs = SmallVector<std::pair<std::string, std::string>>;
 
 /// Default matcher/action pairs for every distinct root op of `payload`
-/// (appended to `rootPairs`) and every op outside the dispatches
-/// (`outsidePairs`).
+/// (appended to `rootPairs`), every op outside the dispatches
+/// (`outsidePairs`), and the claims of roots with an epilogue
+/// (`claimPairs`, see emitClaim).
 std::string emitDefaults(ModuleOp payload, const CpuHost &host,
                          unsigned threads, Pairs &rootPairs,
-                         Pairs &outsidePairs) {
+                         Pairs &outsidePairs, Pairs &claimPairs) {
   std::string text;
   llvm::StringSet<> seen;
   payload.walk([&](linalg::LinalgOp op) {
@@ -243,6 +245,10 @@ std::string emitDefaults(ModuleOp payload, const CpuHost &host,
     text += emitMatcher(entry) + emitAction(entry);
     (problem->kind == OpKind::Elementwise ? outsidePairs : rootPairs)
         .emplace_back("match_" + symbol, "apply_" + symbol);
+    if (!problem->epilogue.empty()) {
+      text += emitClaim(entry);
+      claimPairs.emplace_back("claim_" + symbol, "hold_" + symbol);
+    }
   });
   return text;
 }
@@ -330,8 +336,9 @@ std::optional<Pairs> entryPointPairs(ModuleOp spec) {
   Block &body = entry.getBody().front();
   auto match = dyn_cast<transform::ForeachMatchOp>(&body.front());
   auto yield = dyn_cast<transform::YieldOp>(body.getTerminator());
-  if (!match || match->getNextNode() != yield || body.getNumArguments() != 1 ||
-      match.getRoot() != body.getArgument(0) || !match.getForwardedInputs().empty() ||
+  if (!match || match->getNextNode() != yield ||
+      body.getNumArguments() != 1 || match.getRoot() != body.getArgument(0) ||
+      !match.getForwardedInputs().empty() ||
       !llvm::equal(yield->getOperands(), match->getResults()))
     return std::nullopt;
   Pairs pairs;
@@ -345,7 +352,7 @@ std::optional<Pairs> entryPointPairs(ModuleOp spec) {
 
 /// `%<result> = foreach_match in %<input>` over `pairs` (a cast if none).
 static std::string emitForeachMatch(StringRef result, StringRef input,
-                                    ArrayRef<std::pair<std::string, std::string>> pairs) {
+                                    ArrayRef<Pairs::value_type> pairs) {
   if (pairs.empty())
     return llvm::formatv("    %{0} = transform.cast %{1} : !transform.any_op "
                          "to !transform.any_op\n",
@@ -366,9 +373,10 @@ static std::string emitForeachMatch(StringRef result, StringRef input,
 /// action fuses them into its tiles), then the dispatches' roots with
 /// `rootPairs` (the spec's first, when `includeSpec` is false) in program
 /// order.
-std::string emitDriver(StringRef defaults, ArrayRef<std::pair<std::string, std::string>> outsidePairs,
-                       ArrayRef<std::pair<std::string, std::string>> rootPairs,
-                       bool hasSpec, bool includeSpec) {
+std::string emitDriver(StringRef defaults,
+                       ArrayRef<Pairs::value_type> outsidePairs,
+                       ArrayRef<Pairs::value_type> rootPairs, bool hasSpec,
+                       bool includeSpec) {
   std::string text = "module attributes {transform.with_named_sequence} {\n";
   text += defaults;
   if (!hasSpec)
@@ -378,8 +386,8 @@ std::string emitDriver(StringRef defaults, ArrayRef<std::pair<std::string, std::
   text += emitForeachMatch("outside", "root", outsidePairs);
   if (includeSpec)
     text += llvm::formatv("    %tuned = transform.include @{0} "
-                          "failures(propagate) (%outside) : (!transform.any_op) "
-                          "-> !transform.any_op\n",
+                          "failures(propagate) (%outside) : "
+                          "(!transform.any_op) -> !transform.any_op\n",
                           kSpecEntryPoint)
                 .str();
   else
@@ -545,6 +553,7 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   normalizeOperandLayouts(**payload);
   privatizeSharedFills(**payload);
   fuseEpilogues(**payload);
+  outlineDispatches(**payload);
 
   // The transform library: spec (if any) + defaults + driver.
   OwningOpRef<ModuleOp> library;
@@ -564,18 +573,20 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   // dispatch's action finds the ops before it already tiled, and fusing
   // producers into its tiles pulls in its own prologue and fill, never an
   // untuned layer or a transpose outside any dispatch.
-  Pairs rootPairs, outsidePairs;
+  Pairs rootPairs, outsidePairs, claimPairs;
   std::optional<Pairs> specPairs;
   if (hasSpec)
     specPairs = entryPointPairs(*library);
   if (specPairs)
     rootPairs = std::move(*specPairs);
   std::string defaults = emitDefaults(**payload, host, request.threads,
-                                      rootPairs, outsidePairs);
+                                      rootPairs, outsidePairs, claimPairs);
+  // Claims first: a fused root is reached before its dispatch's anchor.
+  llvm::append_range(claimPairs, rootPairs);
   // Verified after merging: alone, the driver references the spec's entry.
   ParserConfig unverified(&context, /*verifyAfterParse=*/false);
   std::string driverText =
-      emitDriver(defaults, outsidePairs, rootPairs, hasSpec,
+      emitDriver(defaults, outsidePairs, claimPairs, hasSpec,
                  hasSpec && !specPairs);
   if (!printTransformedTo.empty())
     if (Error err =

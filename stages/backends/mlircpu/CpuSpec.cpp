@@ -174,7 +174,8 @@ static void emitRootMatcher(raw_ostream &os, const Problem &p,
 static bool isCopy(const PrologueOp &op) {
   auto [dims, results] = StringRef(op.map).split("->");
   dims = dims.trim();
-  return dims.consume_front("affine_map<") && dims == results.trim().drop_back();
+  return dims.consume_front("affine_map<") &&
+         dims == results.trim().drop_back();
 }
 
 /// Emits the checks of prologue op `index`, bound to %t<index>: a
@@ -231,6 +232,48 @@ std::string emitMatcher(const SpecEntry &entry) {
   os << formatv("    transform.yield {0} : {1}\n", join(handles, ", "),
                 anyOps(handles.size()));
   os << "  }\n";
+  return text;
+}
+
+std::string emitClaim(const SpecEntry &entry) {
+  const Problem &p = entry.problem;
+  std::string text;
+  raw_string_ostream os(text);
+  os << formatv("  // claims the root of {0} for its dispatch's action\n",
+                entry.symbol);
+  os << formatv("  transform.named_sequence @claim_{0}(%root: !transform.any_op "
+                "{{transform.readonly}) -> !transform.any_op {{\n",
+                entry.symbol);
+  emitRootMatcher(os, p, "%root");
+  for (unsigned i = 0; i < p.prologue.size(); ++i)
+    emitPrologueMatcher(os, p, i);
+  os << "    %user = transform.match.structured failures(propagate) %root : "
+        "(!transform.any_op) -> !transform.any_op {\n";
+  os << "    ^bb0(%s: !transform.any_op):\n";
+  os << "      %single = transform.match.structured.result %s[0] single : "
+        "(!transform.any_op) -> !transform.any_op\n";
+  os << "      transform.match.structured.yield %single : !transform.any_op\n";
+  os << "    }\n";
+  os << "    transform.match.operation_name %user [\"linalg.generic\"] : "
+        "!transform.any_op\n";
+  os << "    %written = transform.match.structured failures(propagate) %user : "
+        "(!transform.any_op) -> !transform.any_op {\n";
+  os << "    ^bb0(%s: !transform.any_op):\n";
+  os << "      %init = transform.match.structured.init %s[0] : "
+        "(!transform.any_op) -> !transform.any_op\n";
+  os << "      transform.match.structured.yield %init : !transform.any_op\n";
+  os << "    }\n";
+  // In place: the epilogue's init is the root itself.
+  os << "    %one = transform.param.constant 1 : i64 -> !transform.param<i64>\n";
+  os << "    %same = transform.merge_handles deduplicate %root, %written : "
+        "!transform.any_op\n";
+  os << "    %ops = transform.num_associations %same : (!transform.any_op) -> "
+        "!transform.param<i64>\n";
+  os << "    transform.match.param.cmpi eq %ops, %one : !transform.param<i64>\n";
+  os << "    transform.yield %root : !transform.any_op\n  }\n";
+  os << formatv("  transform.named_sequence @hold_{0}(%root: !transform.any_op "
+                "{{transform.readonly}) {{\n    transform.yield\n  }\n",
+                entry.symbol);
   return text;
 }
 

@@ -37,6 +37,13 @@ struct SpecEntry {
 std::string emitMatcher(const SpecEntry &entry);
 /// The action sequence of `entry`.
 std::string emitAction(const SpecEntry &entry);
+/// For a dispatch with an epilogue: @claim_<symbol>, a matcher of its root
+/// (the root's result is its first epilogue op's init), and @hold_<symbol>,
+/// an action that leaves it alone. foreach_match reaches a root before the
+/// last epilogue op its dispatch's matcher anchors at; put first, the claim
+/// keeps a matcher of a root without an epilogue (same shape) from taking
+/// it, so the dispatch's own action finds it there.
+std::string emitClaim(const SpecEntry &entry);
 /// A complete spec module for `entries` (matchers first in foreach_match
 /// order, then the entry point).
 std::string emitSpecModule(ArrayRef<SpecEntry> entries,

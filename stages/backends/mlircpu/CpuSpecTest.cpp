@@ -69,8 +69,9 @@ TEST(CpuSpecTest, PackedTransposedBMatchesGolden) {
   config.registerTiles = {1, 8, 32, 1};
   config.registerInterchange = {0, 2, 1, 3};
   config.kUnroll = 2;
-  test::expectGolden("stages/backends/mlircpu/testdata/batch_matmul_packed_b.spec.mlir",
-                     emitSpecModule({{"bmm", p, config}}, "golden test"));
+  test::expectGolden(
+      "stages/backends/mlircpu/testdata/batch_matmul_packed_b.spec.mlir",
+      emitSpecModule({{"bmm", p, config}}, "golden test"));
 }
 
 TEST(CpuSpecTest, ConvolutionMatchesGolden) {

@@ -1,5 +1,6 @@
 //===- DispatchFormation.cpp - Split a model into tunable dispatches ------===//
 #include "stages/backends/mlircpu/DispatchFormation.h"
+#include "stages/backends/mlircpu/DispatchOutlining.h"
 
 #include "stages/backends/mlircpu/EpilogueFusion.h"
 #include "stages/backends/mlircpu/LayoutNormalization.h"
@@ -21,98 +22,12 @@ using namespace mlir;
 namespace retune::dump {
 namespace {
 
-/// The fill that initializes `init` from a fresh tensor, if any.
-linalg::FillOp fillOfEmpty(Value init) {
-  auto fill = init.getDefiningOp<linalg::FillOp>();
-  if (!fill || !fill.getOutputs()[0].getDefiningOp<tensor::EmptyOp>())
-    return nullptr;
-  return fill;
-}
-
-/// Values the outlined function takes as arguments (before the
-/// destination), and scalar constants it clones instead.
-struct Boundary {
-  SmallVector<Value> arguments;
-  SmallVector<Operation *> constants;
-
-  void add(Value value) {
-    if (value.getDefiningOp<arith::ConstantOp>() &&
-        !isa<ShapedType>(value.getType())) {
-      if (!llvm::is_contained(constants, value.getDefiningOp()))
-        constants.push_back(value.getDefiningOp());
-    } else if (!llvm::is_contained(arguments, value)) {
-      arguments.push_back(value);
-    }
-  }
-};
-
-/// Outlines `root` with its operand transposes, its fill and its epilogue
-/// into `func @<name>` in a new module; the function writes its result into
-/// a destination argument.
+/// Outlines `root`'s dispatch into `func @<name>` in a new module.
 OwningOpRef<ModuleOp> outline(linalg::LinalgOp root, StringRef name) {
-  MLIRContext *context = root->getContext();
-  Location loc = root->getLoc();
-  OpBuilder builder(context);
-  OwningOpRef<ModuleOp> module = ModuleOp::create(loc);
+  OwningOpRef<ModuleOp> module = ModuleOp::create(root->getLoc());
+  OpBuilder builder(root->getContext());
   builder.setInsertionPointToEnd(module->getBody());
-
-  Value init = root.getDpsInits()[0];
-  linalg::FillOp fill = fillOfEmpty(init);
-  SmallVector<linalg::GenericOp> epilogue = cpu::epilogueOf(root);
-  Operation *last =
-      epilogue.empty() ? root.getOperation() : epilogue.back().getOperation();
-
-  SmallVector<linalg::LinalgOp> prologue;
-  Boundary boundary;
-  for (unsigned input = 0; input < root.getNumDpsInputs(); ++input) {
-    if (linalg::LinalgOp pack = cpu::prologueOf(root, input)) {
-      prologue.push_back(pack);
-      boundary.add(pack.getDpsInputs()[0]);
-    } else {
-      boundary.add(root.getDpsInputs()[input]);
-    }
-  }
-  if (fill)
-    boundary.add(fill.getInputs()[0]);
-  for (linalg::GenericOp op : epilogue) {
-    for (OpOperand *input : op.getDpsInputOperands())
-      boundary.add(input->get());
-    visitUsedValuesDefinedAbove(
-        op->getRegions(), [&](OpOperand *used) { boundary.add(used->get()); });
-  }
-  SmallVector<Type> argTypes;
-  for (Value v : boundary.arguments)
-    argTypes.push_back(v.getType());
-  argTypes.push_back(init.getType()); // the destination
-  auto func = func::FuncOp::create(
-      builder, loc, name,
-      builder.getFunctionType(argTypes, {last->getResult(0).getType()}));
-  Block *body = func.addEntryBlock();
-  builder.setInsertionPointToStart(body);
-
-  IRMapping mapping;
-  for (auto [value, arg] : llvm::zip(boundary.arguments, body->getArguments()))
-    mapping.map(value, arg);
-  for (Operation *constant : boundary.constants)
-    builder.clone(*constant, mapping);
-  for (linalg::LinalgOp pack : prologue) {
-    builder.clone(*pack.getDpsInits()[0].getDefiningOp(), mapping);
-    builder.clone(*pack, mapping);
-  }
-  Value destination = body->getArguments().back();
-  if (fill) {
-    Value filled =
-        linalg::FillOp::create(builder, loc,
-                               mapping.lookup(fill.getInputs()[0]), destination)
-            .getResult(0);
-    mapping.map(init, filled);
-  } else {
-    mapping.map(init, destination);
-  }
-  builder.clone(*root, mapping);
-  for (linalg::GenericOp op : epilogue)
-    builder.clone(*op, mapping);
-  func::ReturnOp::create(builder, loc, mapping.lookup(last->getResult(0)));
+  cpu::outlineDispatch(builder, root, name);
   return module;
 }
 

@@ -109,9 +109,9 @@ unsigned scopeLoopBuffers(ModuleOp module) {
     Value saved = LLVM::StackSaveOp::create(builder, alloc.getLoc(), pointer);
     uint64_t alignment =
         std::max<uint64_t>(alloc.getAlignment().value_or(0), kMinAlignment);
-    auto alloca = memref::AllocaOp::create(builder, alloc.getLoc(),
-                                           alloc.getType(),
-                                           builder.getI64IntegerAttr(alignment));
+    auto alloca =
+        memref::AllocaOp::create(builder, alloc.getLoc(), alloc.getType(),
+                                 builder.getI64IntegerAttr(alignment));
     alloc.replaceAllUsesWith(alloca.getResult());
     alloc.erase();
     builder.setInsertionPoint(dealloc);
