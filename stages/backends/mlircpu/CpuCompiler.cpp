@@ -203,25 +203,22 @@ static bool joinsFusedRoot(linalg::LinalgOp op) {
   if (!isa<linalg::FillOp, linalg::TransposeOp, linalg::CopyOp>(op) ||
       !op->hasOneUse())
     return false;
-  auto root = dyn_cast<linalg::LinalgOp>(*op->user_begin());
+  OpOperand &use = *op->use_begin();
+  auto root = dyn_cast<linalg::LinalgOp>(use.getOwner());
   if (!root || !root->hasAttr(kRootAttr))
     return false;
-  if (isa<linalg::FillOp>(op))
-    return true;
-  return llvm::any_of(llvm::seq(root.getNumDpsInputs()), [&](unsigned input) {
-    return prologueOf(root, input).getOperation() == op.getOperation();
-  });
+  return isa<linalg::FillOp>(op) ||
+         prologueOf(root, use.getOperandNumber()).getOperation() ==
+             op.getOperation();
 }
 
 using Pairs = SmallVector<std::pair<std::string, std::string>>;
 
-/// Default matcher/action pairs for every distinct root op of `payload`
-/// (appended to `rootPairs`), every op outside the dispatches
-/// (`outsidePairs`), and the claims of roots with an epilogue
-/// (`claimPairs`, see emitClaim).
+/// Default matcher/action pairs for every distinct root op of `payload` and
+/// every op outside the dispatches (appended to `pairs`), and the claims of
+/// roots with an epilogue (`claimPairs`, see emitClaim).
 std::string emitDefaults(ModuleOp payload, const CpuHost &host,
-                         unsigned threads, Pairs &rootPairs,
-                         Pairs &outsidePairs, Pairs &claimPairs) {
+                         unsigned threads, Pairs &pairs, Pairs &claimPairs) {
   std::string text;
   llvm::StringSet<> seen;
   payload.walk([&](linalg::LinalgOp op) {
@@ -243,8 +240,7 @@ std::string emitDefaults(ModuleOp payload, const CpuHost &host,
       return;
     SpecEntry entry{symbol, *problem, *config};
     text += emitMatcher(entry) + emitAction(entry);
-    (problem->kind == OpKind::Elementwise ? outsidePairs : rootPairs)
-        .emplace_back("match_" + symbol, "apply_" + symbol);
+    pairs.emplace_back("match_" + symbol, "apply_" + symbol);
     if (!problem->epilogue.empty()) {
       text += emitClaim(entry);
       claimPairs.emplace_back("claim_" + symbol, "hold_" + symbol);
@@ -369,31 +365,26 @@ static std::string emitForeachMatch(StringRef result, StringRef input,
   return text;
 }
 
-/// The driver: ops outside the dispatches first (so that no dispatch's
-/// action fuses them into its tiles), then the dispatches' roots with
-/// `rootPairs` (the spec's first, when `includeSpec` is false) in program
-/// order.
-std::string emitDriver(StringRef defaults,
-                       ArrayRef<Pairs::value_type> outsidePairs,
-                       ArrayRef<Pairs::value_type> rootPairs, bool hasSpec,
-                       bool includeSpec) {
+/// The driver: one foreach_match over `pairs` (the claims, then the spec's
+/// pairs unless `includeSpec`, then the defaults), then module-wide steps.
+std::string emitDriver(StringRef defaults, ArrayRef<Pairs::value_type> pairs,
+                       bool hasSpec, bool includeSpec) {
   std::string text = "module attributes {transform.with_named_sequence} {\n";
   text += defaults;
   if (!hasSpec)
     text += emitEntryPoint({});
   text += "  transform.named_sequence @__transform_main(%root: "
           "!transform.any_op {transform.consumed}) {\n";
-  text += emitForeachMatch("outside", "root", outsidePairs);
   if (includeSpec)
     text += llvm::formatv("    %tuned = transform.include @{0} "
-                          "failures(propagate) (%outside) : "
+                          "failures(propagate) (%root) : "
                           "(!transform.any_op) -> !transform.any_op\n",
                           kSpecEntryPoint)
                 .str();
   else
-    text += "    %tuned = transform.cast %outside : !transform.any_op to "
+    text += "    %tuned = transform.cast %root : !transform.any_op to "
             "!transform.any_op\n";
-  text += emitForeachMatch("configured", "tuned", rootPairs);
+  text += emitForeachMatch("configured", "tuned", pairs);
   text += kPostProcessing;
   text += "}\n";
   return text;
@@ -568,26 +559,23 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
       return makeError(request.specPath + ": defines no @" + kSpecEntryPoint +
                        " entry point");
   }
-  // The spec's pairs and the defaults in one foreach_match, the spec's
-  // first (they win): ops are then configured in program order, so a
-  // dispatch's action finds the ops before it already tiled, and fusing
-  // producers into its tiles pulls in its own prologue and fill, never an
-  // untuned layer or a transpose outside any dispatch.
-  Pairs rootPairs, outsidePairs, claimPairs;
+  // The claims, the spec's pairs and the defaults in one foreach_match,
+  // in that order (the first match wins): a claim only holds a root
+  // against the matchers after it in the same walk, and the walk reaches
+  // a fused root before its dispatch's anchor.
+  Pairs pairs, claimPairs;
   std::optional<Pairs> specPairs;
   if (hasSpec)
     specPairs = entryPointPairs(*library);
   if (specPairs)
-    rootPairs = std::move(*specPairs);
-  std::string defaults = emitDefaults(**payload, host, request.threads,
-                                      rootPairs, outsidePairs, claimPairs);
-  // Claims first: a fused root is reached before its dispatch's anchor.
-  llvm::append_range(claimPairs, rootPairs);
+    pairs = std::move(*specPairs);
+  std::string defaults =
+      emitDefaults(**payload, host, request.threads, pairs, claimPairs);
+  llvm::append_range(claimPairs, pairs);
   // Verified after merging: alone, the driver references the spec's entry.
   ParserConfig unverified(&context, /*verifyAfterParse=*/false);
   std::string driverText =
-      emitDriver(defaults, outsidePairs, claimPairs, hasSpec,
-                 hasSpec && !specPairs);
+      emitDriver(defaults, claimPairs, hasSpec, hasSpec && !specPairs);
   if (!printTransformedTo.empty())
     if (Error err =
             writeFileAtomic(printTransformedTo + ".driver.mlir", driverText))

@@ -105,10 +105,17 @@ OutlinedDispatch outlineDispatch(OpBuilder &builder, linalg::LinalgOp root,
     builder.clone(*op, mapping);
   func::ReturnOp::create(builder, loc, mapping.lookup(last->getResult(0)));
   OutlinedDispatch outlined{func, boundary.arguments,
-                            fill ? fill.getOutputs()[0] : init, last};
+                            fill ? fill.getOutputs()[0] : init, last, {}};
+  for (linalg::GenericOp op : llvm::reverse(epilogue))
+    outlined.members.push_back(op);
+  outlined.members.push_back(root);
+  if (fill)
+    outlined.members.push_back(fill);
+  for (linalg::LinalgOp pack : prologue)
+    outlined.members.append(
+        {pack, pack.getDpsInits()[0].getDefiningOp()});
   return outlined;
 }
-
 
 unsigned outlineDispatches(ModuleOp module) {
   SmallVector<linalg::LinalgOp> roots;
@@ -137,29 +144,12 @@ unsigned outlineDispatches(ModuleOp module) {
     operands.push_back(dispatch.init);
     auto call = func::CallOp::create(builder, root->getLoc(), dispatch.func,
                                      operands);
-    // Erase the dispatch's ops, consumers first.
-    SmallVector<Operation *> members;
-    for (linalg::GenericOp op : epilogueOf(root))
-      members.push_back(op);
     dispatch.last->replaceAllUsesWith(call.getResults());
-    Value init = root.getDpsInits()[0];
-    SmallVector<Operation *> packs;
-    for (unsigned input = 0; input < root.getNumDpsInputs(); ++input)
-      if (linalg::LinalgOp pack = prologueOf(root, input))
-        packs.push_back(pack);
-    for (Operation *op : llvm::reverse(members))
-      op->erase();
-    root->erase();
-    if (auto fill = init.getDefiningOp<linalg::FillOp>();
-        fill && fill->use_empty())
-      fill->erase();
-    for (Operation *pack : packs) {
-      Operation *empty =
-          cast<linalg::LinalgOp>(pack).getDpsInits()[0].getDefiningOp();
-      pack->erase();
-      if (empty && empty->use_empty())
-        empty->erase();
-    }
+    // Consumers first, so each op is unused when its turn comes; a fill or
+    // a fresh tensor something else still reads stays.
+    for (Operation *op : dispatch.members)
+      if (op->use_empty())
+        op->erase();
     ++outlined;
   }
   return outlined;

@@ -31,6 +31,9 @@ struct OutlinedDispatch {
   mlir::Value init;
   /// The dispatch's last op (the root or its last epilogue op).
   mlir::Operation *last;
+  /// The dispatch's ops in the caller, consumers before their producers:
+  /// epilogue, root, fill, packs and the fresh tensors they write.
+  llvm::SmallVector<mlir::Operation *> members;
 };
 
 /// Outlines the dispatch of `root` into `func @<name>` at `builder`'s
