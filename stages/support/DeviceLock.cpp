@@ -6,6 +6,7 @@
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
 #include "llvm/Support/Process.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <cerrno>
 #include <cstring>
@@ -45,6 +46,13 @@ Expected<DeviceLock> DeviceLock::acquire(StringRef device) {
                      std::strerror(errno) + " (set RETUNE_LOCK_DIR to a "
                      "writable directory)");
   ::fchmod(fd, 0666);
+  // Say why nothing happens while another run measures: a user (and a
+  // test) sees the wait begin instead of guessing from the clock.
+  if (::flock(fd, LOCK_EX | LOCK_NB) == 0)
+    return DeviceLock(fd);
+  if (errno == EWOULDBLOCK)
+    errs() << "retune: waiting for device '" << device
+           << "': another run is measuring on it (lock " << path << ")\n";
   while (::flock(fd, LOCK_EX) != 0) {
     if (errno == EINTR)
       continue;

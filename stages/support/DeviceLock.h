@@ -19,8 +19,9 @@ namespace retune {
 
 class DeviceLock {
 public:
-  /// Blocks until this process holds `device`'s lock. The lock files live
-  /// in $RETUNE_LOCK_DIR, else /tmp/retune-locks (shared by every user).
+  /// Blocks until this process holds `device`'s lock, saying on stderr
+  /// that it waits when another process holds it. The lock files live in
+  /// $RETUNE_LOCK_DIR, else /tmp/retune-locks (shared by every user).
   static Expected<DeviceLock> acquire(StringRef device);
 
   DeviceLock(DeviceLock &&other) : fd(other.fd) { other.fd = -1; }

@@ -96,21 +96,29 @@ echo "== a measurement waits while another run holds the device"
 record=$(ls "$repo"/build/artifacts/*/baseline.json | head -1)
 export RETUNE_LOCK_DIR=$work/locks
 mkdir -p "$RETUNE_LOCK_DIR"
-# Another run measuring on hip://0 for 3 s (the lock file Retune uses).
-flock "$RETUNE_LOCK_DIR/hip___0.lock" sleep 3 &
+rm -f "$work/held" "$work/release" "$work/locked.json"
+# Another run measuring on hip://0 (the lock file Retune uses) until told.
+flock "$RETUNE_LOCK_DIR/hip___0.lock" sh -c 'touch "$1"; while [ ! -e "$2" ]; do sleep 0.05; done' \
+  sh "$work/held" "$work/release" &
 holder=$!
-sleep 0.5
-start=$(date +%s.%N)
+until [ -e "$work/held" ]; do sleep 0.05; done
 (cd "$repo/build" && "$tools/retune-iree-bench" --compile-record "$record" \
   --output "$work/locked.json" --device=hip://0 --repetitions 1 \
   --iree-compile="$fakes/iree-compile" --iree-opt="$fakes/iree-opt" \
-  --iree-benchmark-module="$fakes/iree-benchmark-module" --iree-version=3.11.0) \
-  || fail "retune-iree-bench under a held lock"
-waited=$(python3 -c "import sys; print(float(sys.argv[2]) - float(sys.argv[1]) >= 2.0)" "$start" "$(date +%s.%N)")
+  --iree-benchmark-module="$fakes/iree-benchmark-module" --iree-version=3.11.0) 2>"$work/locked.err" &
+bench=$!
+# The bench says when it starts to wait; until the holder lets go it
+# cannot have measured.
+for _ in $(seq 1 3000); do grep -q "waiting for device" "$work/locked.err" && break; sleep 0.1; done
+expect_contains "$(cat "$work/locked.err")" "retune: waiting for device 'hip://0': another run is measuring on it" \
+  "the bench says it waits for the device"
+[ -e "$work/locked.json" ] && fail "the bench measured while another run held hip://0" \
+  || pass "nothing measured while another run held hip://0"
+touch "$work/release"
 wait $holder
-[ "$waited" = True ] && pass "the bench waited for the device's lock" \
-  || fail "the bench measured while another run held hip://0"
-[ -s "$work/locked.json" ] && pass "and then measured" || fail "no record after the lock was released"
+wait $bench || fail "retune-iree-bench under a held lock"
+[ -s "$work/locked.json" ] && pass "the bench measured once the lock was released" \
+  || fail "no record after the lock was released"
 unset RETUNE_LOCK_DIR
 
 echo "== after a compiler change the previous winners are verified first"

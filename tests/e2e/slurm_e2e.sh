@@ -36,6 +36,19 @@ make_repo() { # <dir> <extra tune.toml lines...>
 }
 cluster_table=('[cluster]' 'kind = "slurm"' 'partition = "tune"' 'cpus = 2' 'devices = 2')
 
+# The Slurm job whose bench is measuring <result> (its measuring child is
+# on this node), once one is; waits up to 5 minutes.
+measuring_job() { # <results/<id>/<n>.json>
+  local pid job
+  for _ in $(seq 1 3000); do
+    pid=$(pgrep -f -- "--child.*--output=$1" | head -1)
+    [ -n "$pid" ] && job=$(tr '\0' '\n' </proc/"$pid"/environ 2>/dev/null | sed -n 's/^SLURM_JOB_ID=//p')
+    [ -n "$job" ] && { echo "$job"; return 0; }
+    sleep 0.1
+  done
+  return 1
+}
+
 # The id the next Slurm job will get (job ids are sequential).
 next_job_id() { echo $(($(srun --quiet --job-name=probe printenv SLURM_JOB_ID) + 1)); }
 
@@ -100,19 +113,18 @@ for p in sorted(glob.glob("artifacts/*/*.json") + glob.glob("results/*/*.json") 
 
 echo "== a bench job cancelled mid-step is a failed step that reruns"
 repo=$work/killed
-make_repo "$repo" '[bench]' 'repetitions = 20' 'min_sample_s = 0.05' "${cluster_table[@]}"
+make_repo "$repo" '[bench]' 'repetitions = 3' "${cluster_table[@]}"
 "$retune" plan "$repo/tune.toml" -B "$repo/build"
-ninja -C "$repo/build" -k 0 tune >"$work/killed.log" 2>&1 &
+ninja -C "$repo/build" dispatches >/dev/null 2>&1 || fail "ninja dispatches"
+hung=results/$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dispatches"][0]["id"])' \
+  "$repo/build/dispatches/index.json")/1.json
+# That bench's measurement never ends (a test fault hook): its job is
+# cancelled while it measures, whatever this machine's speed.
+RETUNE_INJECT_FAULT="bench-hang:$hung" ninja -C "$repo/build" -k 0 tune >"$work/killed.log" 2>&1 &
 ninja_pid=$!
-victim=
-for _ in $(seq 1 600); do
-  victim=$(squeue -h -t RUNNING -n retune-bench -o %A | head -1)
-  [ -n "$victim" ] && break
-  sleep 0.1
-done
-sleep 0.5  # into the measurement
-[ -n "$victim" ] && scancel "$victim" && pass "cancelled bench job $victim while it ran" \
-  || fail "no running bench job to cancel"
+victim=$(measuring_job "$hung")
+[ -n "$victim" ] && scancel "$victim" && pass "cancelled bench job $victim while it measured $hung" \
+  || fail "no measuring bench job of $hung to cancel"
 wait "$ninja_pid"; rc=$?
 [ $rc -ne 0 ] && pass "ninja -k 0 reports the failed step (exit $rc)" || fail "ninja exited 0 after a cancelled step"
 missing=$(python3 - "$repo/build" <<'PY'
@@ -131,7 +143,7 @@ print(" ".join(missing))
 PY
 ); rc=$?
 [ $rc -eq 0 ] && pass "every result on disk is a whole record" || fail "a half-written result: $missing"
-[ "$(wc -w <<<"$missing")" -eq 1 ] && pass "exactly the cancelled bench has no result ($missing)" \
+[ "$missing" = "$hung" ] && pass "exactly the cancelled bench has no result ($missing)" \
   || { fail "missing results after the cancel: '$missing'"; tail -20 "$work/killed.log"; }
 out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
 [ $rc -eq 0 ] && pass "the rerun finishes" || { fail "rerun exit $rc"; echo "$out" | tail -20; }
@@ -142,12 +154,11 @@ check_placements "$repo/build" >/dev/null && pass "the rerun bench also held one
 
 echo "== interrupting ninja (Ctrl-C) ends its Slurm jobs; the next run resumes"
 ninja -C "$repo/build" -t clean >/dev/null
-setsid ninja -C "$repo/build" tune >"$work/interrupted.log" 2>&1 &
+RETUNE_INJECT_FAULT="bench-hang:$hung" setsid ninja -C "$repo/build" tune >"$work/interrupted.log" 2>&1 &
 ninja_pid=$!
-slurm_wait_for '[ -n "$(squeue -h -t RUNNING -n retune-bench -o %A)" ]' 60 \
-  || fail "no bench job ran before the interrupt"
+measuring_job "$hung" >/dev/null || fail "no bench job measured before the interrupt"
 kill -INT -- -"$ninja_pid"; wait "$ninja_pid"
-slurm_wait_for '[ -z "$(squeue -h -n retune-compile,retune-bench,retune-model -o %A)" ]' 5 \
+slurm_wait_for '[ -z "$(squeue -h -n retune-compile,retune-bench,retune-model -o %A)" ]' 60 \
   && pass "no Slurm job of the interrupted run is left" \
   || { fail "jobs left after the interrupt:"; squeue; }
 out=$(ninja -C "$repo/build" tune 2>&1); rc=$?

@@ -14,6 +14,7 @@
 #include "stages/backends/mlircpu/Measure.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/DeviceLock.h"
+#include "stages/support/FaultInjection.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Text.h"
 
@@ -22,6 +23,7 @@
 #include "llvm/Support/FormatVariadic.h"
 
 #include <chrono>
+#include <thread>
 
 using namespace llvm;
 using namespace retune;
@@ -80,6 +82,12 @@ static Error runChild() {
   auto candKernel = bench::Kernel::load(candidate->artifact, *signature);
   if (!candKernel)
     return candKernel.takeError();
+  // A measurement that never ends, where a test asks for one
+  // (RETUNE_INJECT_FAULT="bench-hang:<part of the result's path>"): a bench
+  // step to time out or to cancel while it measures, on any machine.
+  if (injectedFault(options.outputPath) == "bench-hang")
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
   bench::MeasureOptions measure;
   measure.warmup = options.warmup;
   measure.repetitions = std::max(1u, options.repetitions);
@@ -215,7 +223,9 @@ static Error runParent(const char *argv0) {
     return writeFailure(Status::NotApplied,
                         "the compiled code is byte-identical to the "
                         "baseline's: the spec does not change this dispatch");
-  ContentCache cache(ContentCache::rootFor(options.cacheDir));
+  // An injected fault must really happen: it bypasses the cache.
+  bool faulty = !injectedFault(options.outputPath).empty();
+  ContentCache cache(faulty ? "" : ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   step.key = benchKey(argv0, *baseline, *candidate);
   // One measurement at a time on this machine, whichever run asks.

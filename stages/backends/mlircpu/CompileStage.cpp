@@ -13,6 +13,7 @@
 #include "cache/CachedStep.h"
 #include "stages/backends/mlircpu/CompileWorker.h"
 #include "stages/core/Subprocess.h"
+#include "stages/support/FaultInjection.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
@@ -30,23 +31,6 @@ namespace retune::mlircpu {
 
 /// The options of this process's run (one per process).
 static CompileOptions options;
-
-/// RETUNE_INJECT_FAULT="kind:substring[,kind:substring]" makes the compile
-/// of any spec whose path contains `substring` crash, hang or compute wrong
-/// numbers. Tests use it to prove failures become records.
-static std::string faultFor(StringRef spec) {
-  const char *env = std::getenv("RETUNE_INJECT_FAULT");
-  if (!env || spec.empty())
-    return {};
-  SmallVector<StringRef> items;
-  StringRef(env).split(items, ',', -1, false);
-  for (StringRef item : items) {
-    auto [kind, needle] = item.split(':');
-    if (!needle.empty() && spec.contains(needle))
-      return kind.str();
-  }
-  return {};
-}
 
 static Error compileInChild(const char *argv0, StringRef key);
 
@@ -82,8 +66,9 @@ static Expected<std::string> compileKey(const char *argv0) {
 }
 
 static Error runParent(const char *argv0) {
-  // Injected faults must really happen: they bypass the cache.
-  bool faulty = !faultFor(options.specPath).empty();
+  // Injected faults (crash, hang, wrong: keyed on the spec's path) must
+  // really happen: they bypass the cache.
+  bool faulty = !injectedFault(options.specPath).empty();
   ContentCache cache(faulty ? "" : ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   if (sys::fs::exists(options.payloadPath)) {
@@ -121,7 +106,7 @@ static Error compileInChild(const char *argv0, StringRef key) {
       "--code-threads=" + std::to_string(options.threads)};
   if (!options.specPath.empty())
     args.push_back("--spec=" + options.specPath);
-  std::string fault = faultFor(options.specPath);
+  std::string fault = injectedFault(options.specPath);
   if (!fault.empty())
     args.push_back("--inject-fault=" + fault);
   for (const std::string &flag : options.compilerFlags)

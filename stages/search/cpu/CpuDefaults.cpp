@@ -14,6 +14,15 @@ static llvm::cl::opt<int64_t> defaultCacheTile(
     llvm::cl::desc("the default heuristic's cache tile of contractions "
                    "(elements along each parallel dim)"));
 
+// A deliberately weak heuristic: scalar code (register tiles of 1) for every
+// op it configures. Tests set it to make a baseline that any vectorized
+// candidate beats on any CPU, so that winners exist whatever the machine;
+// it is part of the compiler identity like every other flag.
+static llvm::cl::opt<bool> scalarDefaults(
+    "retune-default-scalar", llvm::cl::init(false), llvm::cl::Hidden,
+    llvm::cl::desc("the default heuristic emits scalar code (a weak "
+                   "baseline for tests)"));
+
 int64_t largestDivisorAtMost(int64_t n, int64_t limit) {
   for (int64_t d = std::min(n, limit); d > 1; --d)
     if (n % d == 0)
@@ -89,7 +98,7 @@ std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
   unsigned bits = elementBits(p.elementTypes.back());
   if (bits == 0)
     return std::nullopt;
-  int64_t lanes = host.lanes(bits);
+  int64_t lanes = scalarDefaults ? 1 : host.lanes(bits);
   if (p.kind == OpKind::Elementwise)
     return elementwiseConfig(p, lanes, threads);
   CpuConfig config;
@@ -100,7 +109,7 @@ std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
     if (m.empty() || n.empty())
       return std::nullopt;
     config.registerTiles[m.back()] =
-        largestDivisorAtMost(p.loopRanges[m.back()], 8);
+        largestDivisorAtMost(p.loopRanges[m.back()], scalarDefaults ? 1 : 8);
     config.registerTiles[n.back()] =
         largestDivisorAtMost(p.loopRanges[n.back()], lanes);
     config.outerTiles =
@@ -114,7 +123,8 @@ std::optional<CpuConfig> defaultConfig(const Problem &p, const CpuHost &host,
       config.outerTiles[dim] = 1;
   } else if (p.opName == "linalg.conv_2d_nhwc_hwcf") {
     // Loops: n, oh, ow, f, kh, kw, c.
-    config.registerTiles[2] = largestDivisorAtMost(p.loopRanges[2], 4);
+    config.registerTiles[2] =
+        largestDivisorAtMost(p.loopRanges[2], scalarDefaults ? 1 : 4);
     config.registerTiles[3] = largestDivisorAtMost(p.loopRanges[3], lanes);
     config.decompose = true;
     // One output row per outer iteration: the unit a thread takes.

@@ -35,12 +35,28 @@ void expectAllValid(const Problem &p, Pipeline pipeline, size_t minCount) {
 }
 
 TEST(Spaces, ContractionSolutionsPassTheChecker) {
-  for (const Problem &p : {makeMatmul(1024, 1280, 1280), makeMatmul(256, 512, 128),
-                           makeMatmul(5369, 112, 112), makeMatmul(64, 64, 16, "i8", "i32"),
-                           makeMatmul(512, 512, 512, "f16", "f32", "gfx1100"),
-                           makeMatmul(512, 256, 256, "bf16", "f32", "gfx950")}) {
-    expectAllValid(p, Pipeline::VectorDistribute, 0);
-    expectAllValid(p, Pipeline::TileAndFuse, 1);
+  // VectorDistribute has no solution for two of them, by rule, and must
+  // have some for the others: an empty space is a defect, not a pass.
+  // 5369 rows are not a multiple of any intrinsic (VectorDistribute needs
+  // aligned shapes; TileAndFuse pads), and an i8 K of 16 is too short for
+  // gfx942's i8 intrinsics under VectorDistribute (the same i8 matmul has
+  // 8 solutions at K = 32).
+  struct Case {
+    Problem problem;
+    size_t minVectorDistribute;
+  };
+  for (const Case &c : {Case{makeMatmul(1024, 1280, 1280), 1},
+                        Case{makeMatmul(256, 512, 128), 1},
+                        Case{makeMatmul(5369, 112, 112), 0},
+                        Case{makeMatmul(64, 64, 16, "i8", "i32"), 0},
+                        Case{makeMatmul(512, 512, 512, "f16", "f32", "gfx1100"), 1},
+                        Case{makeMatmul(512, 256, 256, "bf16", "f32", "gfx950"), 1}}) {
+    expectAllValid(c.problem, Pipeline::VectorDistribute, c.minVectorDistribute);
+    if (c.minVectorDistribute == 0) {
+      EXPECT_TRUE(configsOf(c.problem, Pipeline::VectorDistribute).empty())
+          << c.problem.readableName();
+    }
+    expectAllValid(c.problem, Pipeline::TileAndFuse, 1);
   }
 }
 
