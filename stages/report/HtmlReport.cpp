@@ -157,10 +157,19 @@ std::string headline(const RunReport &run) {
         .str();
   };
   std::string html = "<div class=\"cards\">\n";
-  html += card(times(m.speedup), "model speedup",
-               m.speedup > 1 ? "good" : m.speedup < 1 ? "bad" : "");
-  html += card(formatDuration(m.baseline) + " → " + formatDuration(m.tuned),
-               "model baseline → tuned");
+  double speedup = m.headlineSpeedup();
+  html += card(times(speedup), "model speedup",
+               speedup > 1 ? "good" : speedup < 1 ? "bad" : "");
+  if (m.flagsSpeedup) {
+    html += card(formatDuration(m.headlineBaseline()) + " → " +
+                     formatDuration(m.tuned),
+                 "compiler defaults → Retune (flags + spec)");
+    html += card(times(*m.flagsSpeedup) + " · " + times(m.speedup),
+                 "flags · spec");
+  } else {
+    html += card(formatDuration(m.baseline) + " → " + formatDuration(m.tuned),
+                 "model baseline → tuned");
+  }
   html += card(llvm::formatv("{0} / {1}", kept, run.dispatches.size()).str(),
                "dispatches tuned (winners kept)");
   html += card(llvm::formatv("{0} ok · {1} failed", ok, failed).str(),
@@ -185,7 +194,18 @@ std::string modelSection(const RunReport &run) {
   if (!m.status.empty() && m.status != "ok")
     html += "<p class=\"bad\">The tuned model's measurement failed: " +
             escapeHtml(m.status) + ": " + escapeHtml(m.message) + "</p>\n";
+  if (m.flagsSpeedup)
+    html += llvm::formatv("<p>With the compiler's default flags it takes "
+                          "<b>{0}</b>; the chosen flags make it {1} faster "
+                          "and the spec {2}: <b>{3}</b> in all.</p>\n",
+                          formatDuration(m.headlineBaseline()),
+                          times(*m.flagsSpeedup), times(m.speedup),
+                          times(m.headlineSpeedup()))
+                .str();
   html += "<p><b>Model step:</b> " + escapeHtml(m.decision) + "</p>\n";
+  if (!run.noWinnerWhy.empty())
+    html += "<p><b>Why nothing was kept:</b> " + escapeHtml(run.noWinnerWhy) +
+            "</p>\n";
   html += modelSamplesChart(m);
   html += "<p class=\"legend\"><i style=\"background:#a0aec0\"></i>baseline "
           "sample<i style=\"background:#3182ce\"></i>tuned sample"

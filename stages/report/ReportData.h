@@ -71,11 +71,26 @@ struct DispatchReport {
   std::string droppedReason;
 };
 
+/// The model step: the model as the compiler builds it after the flag
+/// choice (baseline) against the same with the tuning spec (tuned).
 struct ModelReport {
   std::string status, message, decision;
   double baseline = 0, tuned = 0, speedup = 0, noise = 0;
   std::vector<double> baselineSamples, tunedSamples;
   double startedAt = 0, seconds = 0;
+  /// The iree backend's flag search, when it ran: the model's median with
+  /// the compiler's default flags, and the chosen flags' speedup over it
+  /// (1 when the defaults stayed), both measured interleaved in that step.
+  std::optional<double> defaultFlagsTime, flagsSpeedup;
+
+  /// What the user gets, the headline: the compiler's defaults -> Retune
+  /// (flags and spec). Without a flag search, the model step alone.
+  double headlineBaseline() const {
+    return flagsSpeedup ? *defaultFlagsTime : baseline;
+  }
+  double headlineSpeedup() const {
+    return flagsSpeedup ? *flagsSpeedup * speedup : speedup;
+  }
 };
 
 /// One step of a stage that recorded when it started.
@@ -118,6 +133,9 @@ struct RunReport {
   std::vector<DispatchReport> dispatches;
   ModelReport modelResult;
   std::vector<StageTiming> stages;
+  /// Why the spec is empty when no dispatch had a winner (one line a person
+  /// reads: what was measured and how close it came); empty otherwise.
+  std::string noWinnerWhy;
   /// Oldest first; the current run is the last entry when history is kept.
   std::vector<HistoryRun> history;
 };

@@ -311,12 +311,21 @@ json::Object summaryJson(const RunReport &run, json::Array dispatches,
   if (const json::Array *list = model.getArray("winners_kept"))
     kept = *list;
   const ModelReport &m = run.modelResult;
-  json::Object modelSummary{{"baseline_s", m.baseline},
+  json::Object modelSummary{{"baseline_s", m.headlineBaseline()},
                             {"tuned_s", m.tuned},
-                            {"speedup", m.speedup},
+                            {"speedup", m.headlineSpeedup()},
                             {"decision", m.decision},
                             {"winners_kept", std::move(kept)},
                             {"winners_dropped", std::move(dropped)}};
+  if (m.flagsSpeedup) {
+    // The headline's two shares: the flags over the compiler's defaults,
+    // the spec over the flags build (the model step's own baseline).
+    modelSummary["flags_speedup"] = *m.flagsSpeedup;
+    modelSummary["spec_speedup"] = m.speedup;
+    modelSummary["spec_baseline_s"] = m.baseline;
+  }
+  if (!run.noWinnerWhy.empty())
+    modelSummary["why_no_winner"] = run.noWinnerWhy;
   json::Object stageSeconds, busySeconds, cache;
   for (const StageTiming &stage : run.stages) {
     stageSeconds[stage.name] = stage.wall;
@@ -350,9 +359,18 @@ void printTable(const RunReport &run) {
   }
   const ModelReport &m = run.modelResult;
   fmt::print("{:<44} {:>6} {:>9.3f}ms {:>9.3f}ms {:>7.2f}x\n",
-             "model (end to end)", "", 1e3 * m.baseline, 1e3 * m.tuned,
-             m.speedup);
+             m.flagsSpeedup ? "model with the chosen flags (spec)"
+                            : "model (end to end)",
+             "", 1e3 * m.baseline, 1e3 * m.tuned, m.speedup);
+  if (m.flagsSpeedup)
+    fmt::print("{:<44} {:>6} {:>9.3f}ms {:>9.3f}ms {:>7.2f}x   (flags "
+               "{:.2f}x, spec {:.2f}x)\n",
+               "model: compiler defaults -> Retune", "",
+               1e3 * m.headlineBaseline(), 1e3 * m.tuned, m.headlineSpeedup(),
+               *m.flagsSpeedup, m.speedup);
   fmt::print("{}\n", m.decision);
+  if (!run.noWinnerWhy.empty())
+    fmt::print("why: {}\n", run.noWinnerWhy);
   for (const DispatchReport &r : run.dispatches)
     if (!r.reverify.empty())
       fmt::print("after the compiler change, {}: previous winner {}: {}\n",
@@ -367,9 +385,15 @@ void printTable(const RunReport &run) {
              compile.stepCount, bench.cachedCount, bench.stepCount);
 }
 
-/// The iree backend's model-level flag choice (flags/chosen.json), for the
-/// summary and the console: which flags every later step used and why.
-std::optional<json::Object> compileFlagsSummary() {
+/// The iree backend's model-level flag choice (flags/chosen.json): which
+/// flags every later step used and why, and how fast the model ran with the
+/// compiler's default flags and with the chosen ones.
+struct FlagChoiceSummary {
+  json::Object summary;
+  double defaultMedian = 0, speedup = 1;
+};
+
+std::optional<FlagChoiceSummary> readFlagChoice() {
   std::string path = at("flags/chosen.json");
   if (!sys::fs::exists(path))
     return std::nullopt;
@@ -380,11 +404,73 @@ std::optional<json::Object> compileFlagsSummary() {
     return std::nullopt;
   }
   const json::Object &choice = *record->getAsObject();
+  FlagChoiceSummary result;
   json::Array chosen;
   if (const json::Array *list = choice.getArray("chosen"))
     chosen = *list;
+  result.defaultMedian = choice.getNumber("default_median_s").value_or(0);
+  // The chosen set's ratio to the default flags, measured interleaved.
+  if (const json::Array *sets = choice.getArray("sets"))
+    for (const json::Value &set : *sets) {
+      const json::Object *o = set.getAsObject();
+      const json::Array *flags = o ? o->getArray("flags") : nullptr;
+      std::optional<double> ratio = o ? o->getNumber("ratio") : std::nullopt;
+      if (!chosen.empty() && flags && *flags == chosen && ratio && *ratio > 0)
+        result.speedup = 1 / *ratio;
+    }
   std::string reason = choice.getString("reason").value_or("").str();
-  return json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
+  result.summary =
+      json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
+  return result;
+}
+
+/// One line on why no dispatch had a winner: how many candidates were
+/// measured, and how close the best came to what it had to beat.
+std::string noWinnerExplanation(const RunReport &run) {
+  unsigned measured = 0, failed = 0, notApplied = 0;
+  const DispatchReport *bestDispatch = nullptr;
+  const CandidateRow *best = nullptr;
+  for (const DispatchReport &d : run.dispatches) {
+    if (d.winner)
+      return {};
+    for (const CandidateRow &c : d.candidates) {
+      if (c.status != Status::Ok) {
+        ++(c.status == Status::NotApplied ? notApplied : failed);
+        continue;
+      }
+      ++measured;
+      if (!best || c.ratio < best->ratio) {
+        best = &c;
+        bestDispatch = &d;
+      }
+    }
+  }
+  if (run.dispatches.empty())
+    return "the model has no dispatch to tune";
+  std::string failures;
+  if (notApplied)
+    failures += formatv("; {0} did not change the code", notApplied).str();
+  if (failed)
+    failures += formatv("; {0} failed (see the report)", failed).str();
+  if (!best)
+    return formatv("no candidate could be measured{0}", failures).str();
+  if (!failures.empty())
+    failures = " (" + StringRef(failures).drop_front(2).str() + ")";
+  double needed = std::max(run.margin, bestDispatch->requiredMargin);
+  if (best->ratio < 1)
+    return formatv("the default configs already run within noise of the "
+                   "best candidate: of {0} measured{1}, the best "
+                   "({2} #{3}) took {4:f3}x the default's time, and a winner "
+                   "needs less than {5:f3}x (margin and noise)",
+                   measured, failures, bestDispatch->name, best->index,
+                   best->ratio, 1 - needed)
+        .str();
+  return formatv("the default configs are faster than every candidate: of "
+                 "{0} measured{1}, the closest ({2} #{3}) took {4:f3}x the "
+                 "default's time",
+                 measured, failures, bestDispatch->name, best->index,
+                 best->ratio)
+      .str();
 }
 
 Error writeRun() {
@@ -425,13 +511,18 @@ Error writeRun() {
     run.stages.push_back(std::move(*stage));
   }
 
+  std::optional<FlagChoiceSummary> flags = readFlagChoice();
+  if (flags && flags->defaultMedian > 0) {
+    run.modelResult.defaultFlagsTime = flags->defaultMedian;
+    run.modelResult.flagsSpeedup = flags->speedup;
+  }
+  run.noWinnerWhy = noWinnerExplanation(run);
   json::Object summary = summaryJson(run, std::move(dispatches), modelObject);
-  std::optional<json::Object> flags = compileFlagsSummary();
   std::string flagsLine;
   if (flags) {
-    flagsLine =
-        "compile flags: " + flags->getString("reason").value_or("").str();
-    summary["compile_flags"] = std::move(*flags);
+    flagsLine = "compile flags: " +
+                flags->summary.getString("reason").value_or("").str();
+    summary["compile_flags"] = std::move(flags->summary);
   }
   std::string reportDir = sys::path::parent_path(at(options.outputPath)).str();
   std::string historyDir = reportDir + "/history";

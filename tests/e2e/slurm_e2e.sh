@@ -39,7 +39,7 @@ cluster_table=('[cluster]' 'kind = "slurm"' 'partition = "tune"' 'cpus = 2' 'dev
 # The Slurm job whose bench is measuring <result> (its measuring child is
 # on this node), once one is; waits up to 5 minutes.
 measuring_job() { # <results/<id>/<n>.json>
-  local pid job
+  local pid= job=
   for _ in $(seq 1 3000); do
     pid=$(pgrep -f -- "--child.*--output=$1" | head -1)
     [ -n "$pid" ] && job=$(tr '\0' '\n' </proc/"$pid"/environ 2>/dev/null | sed -n 's/^SLURM_JOB_ID=//p')
