@@ -2,6 +2,8 @@
 # Installs the Debian 12 packages Retune needs, and the pinned Python
 # packages (IREE 3.13, onnx) into .venv/ at the project root. Idempotent:
 # installs only what is missing, and runs `apt-get update` only then.
+# usage: setup.sh [--tests]   (--tests: also what only the tests use:
+#                              Chromium for the report test, Slurm)
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 
@@ -10,9 +12,10 @@ packages=(
   llvm-22-dev libmlir-22-dev mlir-22-tools liblld-22-dev libomp-22-dev
   libz3-dev libtomlplusplus-dev libfmt-dev libgtest-dev libxgboost-dev
   zlib1g-dev libzstd-dev libopenblas-dev
-  chromium
-  munge slurmctld slurmd slurm-client
 )
+if [ "${1:-}" = --tests ]; then
+  packages+=(chromium munge slurmctld slurmd slurm-client)
+fi
 
 missing=()
 for p in "${packages[@]}"; do

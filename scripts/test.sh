@@ -3,6 +3,6 @@
 # (GoogleTest units and end-to-end `ninja tune` runs) with ctest.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" --tests
 "$root/scripts/build.sh"
 ctest --test-dir "$root/build" --output-on-failure -j2

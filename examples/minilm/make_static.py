@@ -42,8 +42,14 @@ def main() -> None:
     model.graph.output.extend(keep)
     keep[0].type.tensor_type.ClearField("shape")
     model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    data = model.SerializeToString()
+    # Unchanged bytes keep the file (and its time): a second run of the
+    # quickstart must not make ninja import and tune the model again.
+    if out.exists() and out.read_bytes() == data:
+        print(f"make_static.py: {out} is up to date")
+        return
     tmp = out.with_suffix(".onnx.tmp")
-    onnx.save(model, str(tmp))
+    tmp.write_bytes(data)
     tmp.replace(out)
     print(f"make_static.py: wrote {out} ({BATCH}x{TOKENS} tokens)")
 

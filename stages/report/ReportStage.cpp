@@ -457,7 +457,7 @@ std::string noWinnerExplanation(const RunReport &run) {
   if (!failures.empty())
     failures = " (" + StringRef(failures).drop_front(2).str() + ")";
   double needed = std::max(run.margin, bestDispatch->requiredMargin);
-  if (best->ratio < 1)
+  if (best->ratio < 1 + needed)
     return formatv("the default configs already run within noise of the "
                    "best candidate: of {0} measured{1}, the best "
                    "({2} #{3}) took {4:f3}x the default's time, and a winner "
