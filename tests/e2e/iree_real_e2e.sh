@@ -133,7 +133,7 @@ else
   "$venv/bin/python" "$source_dir/examples/minilm/make_static.py" "$minilm/model.onnx" >/dev/null \
     || fail "make_static.py"
   quick "$minilm/tune.toml" 1
-  sed -i 's/^\[tune\]/[tune]\ntop_k = 2/' "$minilm/tune.toml"
+  sed -i '/^top_k = /d; s/^\[tune\]/[tune]\ntop_k = 2/' "$minilm/tune.toml"
   "$retune" plan "$minilm/tune.toml" -B "$minilm/build" >/dev/null 2>&1 || fail "retune plan (onnx)"
   out=$(ninja -C "$minilm/build" tune 2>&1); rc=$?
   [ $rc -eq 0 ] && pass "ninja tune on an ONNX model exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
