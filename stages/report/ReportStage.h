@@ -11,6 +11,7 @@
 #ifndef RETUNE_REPORT_REPORTSTAGE_H
 #define RETUNE_REPORT_REPORTSTAGE_H
 
+#include "stages/report/ReportData.h"
 #include "stages/support/LLVM.h"
 
 #include <string>
@@ -31,6 +32,12 @@ struct ReportOptions {
 };
 
 Error writeReport(const ReportOptions &options);
+
+/// Why no dispatch of `run` had a winner, in one line a person reads: how
+/// many candidates were measured (and did not apply or failed), and how
+/// close the best came to the default and to what a winner had to beat;
+/// empty when a dispatch has a winner.
+std::string explainNoWinner(const RunReport &run);
 
 } // namespace retune::report
 

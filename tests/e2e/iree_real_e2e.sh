@@ -68,6 +68,13 @@ done
   || fail "$spec_errors specs rejected by iree-opt"
 expect_contains "$(json_field "$mlp/build/model/result.json" 'd["status"], d["speedup"] > 0')" \
   "ok True" "the whole model was measured with the spec"
+# The headline is IREE's default flags -> Retune (flags and spec): the
+# flag step's ratio times the model step's, whatever either found.
+expect_contains "$out" "compiler defaults -> Retune: flags " "the console's model line gives both shares"
+expect_contains "$(json_field "$mlp/build/report/summary.json" 'd["model"]["flags_speedup"] > 0 and d["model"]["spec_baseline_s"] > 0 and abs(d["model"]["speedup"] - d["model"]["flags_speedup"] * d["model"]["spec_speedup"]) < 1e-9')" \
+  "True" "summary.json: speedup = flags_speedup x spec_speedup"
+expect_contains "$(json_field "$mlp/build/report/summary.json" 'abs(d["model"]["spec_speedup"] - json.load(open(sys.argv[1].replace("report/summary.json", "model/result.json")))["speedup"]) < 1e-9')" \
+  "True" "summary.json: the spec's share is the model step's speedup"
 out=$(ninja -C "$mlp/build" tune 2>&1)
 expect_contains "$out" "ninja: no work to do." "second ninja tune is a no-op"
 

@@ -113,6 +113,10 @@ for id in $(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for
   expect_contains "$(json_field "$repo/build/results/$id/2.json" 'd["status"], d["message"]')" "wrong_result max relative error" "wrong numbers recorded ($id)"
   expect_contains "$(json_field "$repo/build/best/$id.json" 'd["winner"]')" "None" "no faulty candidate wins ($id)"
 done
+expect_contains "$out" "why: no candidate could be measured; 6 failed (see the report)" \
+  "the console says why the spec is empty"
+expect_contains "$(json_field "$repo/build/report/summary.json" 'd["model"]["why_no_winner"]')" \
+  "no candidate could be measured; 6 failed" "summary.json says why the spec is empty"
 
 echo "== a killed run resumes without redoing finished candidates"
 export RETUNE_CACHE_DIR=off
