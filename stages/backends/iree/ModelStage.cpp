@@ -139,13 +139,21 @@ ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
 
 } // namespace
 
-Trial modelTrial(const InterleavedOutcome &timed) {
+Trial modelTrial(const InterleavedOutcome &timed, double margin) {
   if (!timedOk(timed))
     return {false, timed.tuned.message + timed.baseline.message, 0};
-  double ratio =
-      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs)
-          .ratio;
-  return {ratio < 1, formatv("{0:f3}x the baseline time", ratio).str(), ratio};
+  stats::RatioEstimate estimate =
+      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+  double needed = 1 - std::max(margin, estimate.noise);
+  bool helps = estimate.ratio < needed;
+  std::string description =
+      formatv("{0:f3}x the baseline time", estimate.ratio).str();
+  if (!helps && estimate.ratio < 1)
+    description += formatv(" (within margin and noise: a spec must run the "
+                           "model in less than {0:f3}x)",
+                           needed)
+                       .str();
+  return {helps, description, estimate.ratio};
 }
 
 Expected<std::vector<DispatchOptions>>
@@ -207,7 +215,7 @@ Error runModelStage(const ModelOptions &options) {
         tryWinners(options, *runner, some, tag, isLinked(some), *baseline);
     if (!attempt)
       return attempt.takeError();
-    Trial trial = modelTrial(attempt->timed);
+    Trial trial = modelTrial(attempt->timed, options.margin);
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };

@@ -28,7 +28,7 @@ TEST(IreeModelTrial, TheRatioIsEveryBenchRecordsEstimator) {
   // baseline sample say the tuned model is faster: the model step ranks
   // as every bench record does (stats::estimateRatio), not by medians.
   std::vector<double> baseline = {5, 10, 100}, tuned = {1, 10, 10};
-  Trial trial = modelTrial(timed(baseline, tuned));
+  Trial trial = modelTrial(timed(baseline, tuned), 0.02);
   double expected = stats::estimateRatio(tuned, baseline).ratio;
   EXPECT_NEAR(expected, 0.2, 1e-12);
   EXPECT_DOUBLE_EQ(trial.ratio, expected);
@@ -36,8 +36,24 @@ TEST(IreeModelTrial, TheRatioIsEveryBenchRecordsEstimator) {
   EXPECT_EQ(trial.description, "0.200x the baseline time");
 }
 
+TEST(IreeModelTrial, FasterWithinMarginOrNoiseDoesNotHelp) {
+  // 0.5% faster, steady: inside the 2% margin.
+  Trial withinMargin =
+      modelTrial(timed({100, 100, 100, 100}, {99.5, 99.5, 99.5, 99.5}), 0.02);
+  EXPECT_FALSE(withinMargin.helps);
+  EXPECT_NEAR(withinMargin.ratio, 0.995, 1e-9);
+  EXPECT_NE(withinMargin.description.find("within margin and noise"),
+            std::string::npos);
+  // 5% faster by the median, but the pairs scatter by more than that.
+  Trial withinNoise =
+      modelTrial(timed({100, 130, 80, 100}, {95, 120, 70, 110}), 0.02);
+  EXPECT_FALSE(withinNoise.helps);
+  // 5% faster, steady: beyond both.
+  EXPECT_TRUE(modelTrial(timed({100, 100, 100}, {95, 95, 95}), 0.02).helps);
+}
+
 TEST(IreeModelTrial, SlowerDoesNotHelp) {
-  Trial trial = modelTrial(timed({100, 101, 99}, {110, 111, 109}));
+  Trial trial = modelTrial(timed({100, 101, 99}, {110, 111, 109}), 0.02);
   EXPECT_FALSE(trial.helps);
   EXPECT_NEAR(trial.ratio, 1.1, 0.01);
 }
@@ -46,7 +62,7 @@ TEST(IreeModelTrial, AFailureHasNoRatio) {
   InterleavedOutcome notApplied = timed({100}, {});
   notApplied.tuned.status = Status::NotApplied;
   notApplied.tuned.message = "the spec did not apply to the model";
-  Trial trial = modelTrial(notApplied);
+  Trial trial = modelTrial(notApplied, 0.02);
   EXPECT_FALSE(trial.helps);
   EXPECT_EQ(trial.ratio, 0);
   EXPECT_EQ(trial.description, "the spec did not apply to the model");
@@ -54,8 +70,8 @@ TEST(IreeModelTrial, AFailureHasNoRatio) {
   InterleavedOutcome baselineFailed = timed({}, {90});
   baselineFailed.baseline.status = Status::BenchError;
   baselineFailed.baseline.message = "device lost";
-  EXPECT_EQ(modelTrial(baselineFailed).description, "device lost");
-  EXPECT_FALSE(modelTrial(timed({100}, {})).helps);
+  EXPECT_EQ(modelTrial(baselineFailed, 0.02).description, "device lost");
+  EXPECT_FALSE(modelTrial(timed({100}, {}), 0.02).helps);
 }
 
 /// A build directory with candidates/<id>/index.json and

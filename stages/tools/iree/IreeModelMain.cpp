@@ -36,6 +36,12 @@ static cl::opt<unsigned>
                      "the model runs fastest with (0: the dispatch's winner)"),
             cl::cat(tools::category()));
 
+static cl::opt<double>
+    margin("margin", cl::init(0.02),
+           cl::desc("a spec is kept only when the model runs in less than "
+                    "1 - max(margin, noise) of the baseline's time"),
+           cl::cat(tools::category()));
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   tools::parseOptions(
@@ -50,5 +56,6 @@ int main(int argc, char **argv) {
   options.finalSpec = finalSpec;
   options.outputPath = outputPath;
   options.inModel = inModel;
+  options.margin = margin;
   return finishTool("retune-iree-model", iree::runModelStage(options));
 }
