@@ -2,6 +2,7 @@
 #include "stages/core/Records.h"
 
 #include "stages/support/FileUtil.h"
+#include "stages/support/StrictJson.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -487,16 +488,34 @@ json::Value toJson(const BenchRecord &record) {
   return value;
 }
 
+Error checkMeasuredComparison(const BenchRecord &record) {
+  auto outside = [](double v, double lo, double hi) { return !(v >= lo && v <= hi); };
+  if (outside(record.ratio, 1e-6, 1e6))
+    return makeError(formatv("bench record: 'ratio' {0} is out of range "
+                             "[1e-6, 1e6]", record.ratio).str());
+  if (outside(record.noise, 0, 1e6))
+    return makeError(formatv("bench record: 'noise' {0} is out of range "
+                             "[0, 1e6]", record.noise).str());
+  for (auto [key, v] : {std::pair{"median_s", record.median},
+                        {"baseline_median_s", record.baselineMedian}})
+    if (outside(v, 1e-12, 1e9))
+      return makeError(formatv("bench record: '{0}' {1} is out of range "
+                               "(1e-12 s, 1e9 s)", key, v).str());
+  return Error::success();
+}
+
 Expected<BenchRecord> benchRecordFromJson(const json::Value &v) {
   FieldReader reader(v, "bench record");
   BenchRecord record;
   record.status = reader.status();
   record.message = reader.str("message", false);
-  record.median = reader.num("median_s", false);
-  record.baselineMedian = reader.num("baseline_median_s", false);
-  // Required: a missing ratio must not read as 0, the best possible one.
+  // A measurement's numbers are all required: a missing ratio must not
+  // read as 0 (the best possible one), nor a missing noise as none.
+  bool measured = record.status == Status::Ok;
+  record.median = reader.num("median_s", measured);
+  record.baselineMedian = reader.num("baseline_median_s", measured);
   record.ratio = reader.num("ratio");
-  record.noise = reader.num("noise", false);
+  record.noise = reader.num("noise", measured);
   record.maxError = reader.num("max_error", false);
   record.seconds = reader.num("seconds", false);
   record.startedAt = reader.num("started_at", false);
@@ -651,7 +670,7 @@ Expected<json::Value> readJsonFile(StringRef path, StringRef expectedSchema) {
   Expected<std::string> text = readFile(path);
   if (!text)
     return text.takeError();
-  Expected<json::Value> value = json::parse(*text);
+  Expected<json::Value> value = parseStrictJson(*text);
   if (!value)
     return damagedRecord(path,
                          "invalid JSON: " + toString(value.takeError()));

@@ -243,6 +243,12 @@ llvm::Expected<ModelRecord> modelRecordFromJson(const llvm::json::Value &v);
 /// Reads dispatches/<id>/problem.json: a dispatch index with exactly one entry.
 llvm::Expected<DispatchEntry> readDispatchProblem(llvm::StringRef path);
 
+/// The numbers of an ok candidate-vs-baseline record within what a
+/// measurement can give (ratio in [1e-6, 1e6], noise in [0, 1e6], both
+/// medians in (1e-12 s, 1e9 s)): a ratio of 1e-320 or a negative noise is a
+/// record that lies, and selection must not take it.
+llvm::Error checkMeasuredComparison(const BenchRecord &record);
+
 /// A record that exists but cannot be used (garbled, truncated, a field of
 /// the wrong type or out of range, an unknown schema) is damaged state:
 /// Ninja would see it up to date forever. It is removed, so that the next

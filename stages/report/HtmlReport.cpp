@@ -338,6 +338,9 @@ std::string dispatchSection(const DispatchReport &d, double margin) {
               .str();
   if (!d.note.empty())
     html += "<p>" + escapeHtml(d.note) + "</p>\n";
+  if (!d.spaceWarning.empty())
+    html += "<p class=\"bad\"><b>Warning:</b> " + escapeHtml(d.spaceWarning) +
+            "</p>\n";
   if (!d.reverify.empty())
     html += "<p><b>After the compiler change:</b> the previous winner was " +
             escapeHtml(d.reverify) + ": " + escapeHtml(d.reverifyWhy) +

@@ -69,7 +69,15 @@ struct DispatchReport {
   ModelVerdict verdict = ModelVerdict::NoWinner;
   /// Why the model step dropped the winner.
   std::string droppedReason;
+  /// Set when the best measured candidate ran more than 2x the default
+  /// config's time: the space cannot hold a winner here, which is a defect
+  /// of the space to fix, not a tuning result.
+  std::string spaceWarning;
 };
+
+/// The best candidate's time over the default config's above which a
+/// dispatch's space is reported as wrong.
+inline constexpr double kWrongSpaceRatio = 2.0;
 
 /// The model step: the model as the compiler builds it after the flag
 /// choice (baseline) against the same with the tuning spec (tuned).

@@ -240,6 +240,8 @@ json::Object dispatchJson(const DispatchReport &r) {
       {"reason", r.reason},
       {"model_step", toString(r.verdict)},
       {"note", r.note}};
+  if (!r.spaceWarning.empty())
+    entry["space_warning"] = r.spaceWarning;
   if (!r.reverify.empty())
     entry["after_compiler_change"] =
         json::Object{{"previous_winner", r.reverify}, {"why", r.reverifyWhy}};
@@ -375,6 +377,9 @@ void printTable(const RunReport &run) {
   if (!run.noWinnerWhy.empty())
     fmt::print("why: {}\n", run.noWinnerWhy);
   for (const DispatchReport &r : run.dispatches)
+    if (!r.spaceWarning.empty())
+      fmt::print("warning: {}: {}\n", r.name, r.spaceWarning);
+  for (const DispatchReport &r : run.dispatches)
     if (!r.reverify.empty())
       fmt::print("after the compiler change, {}: previous winner {}: {}\n",
                  r.name, r.reverify, r.reverifyWhy);
@@ -451,6 +456,7 @@ Error writeRun() {
     Expected<DispatchReport> r = readDispatch(d, verdicts, stages, clocks);
     if (!r)
       return r.takeError();
+    r->spaceWarning = wrongSpaceWarning(*r);
     dispatches.push_back(dispatchJson(*r));
     run.dispatches.push_back(std::move(*r));
   }
@@ -498,6 +504,20 @@ Error writeRun() {
 }
 
 } // namespace
+
+std::string wrongSpaceWarning(const DispatchReport &dispatch) {
+  const CandidateRow *best = nullptr;
+  for (const CandidateRow &c : dispatch.candidates)
+    if (c.status == Status::Ok && c.ratio > 0 && (!best || c.ratio < best->ratio))
+      best = &c;
+  if (!best || best->ratio <= kWrongSpaceRatio)
+    return {};
+  return formatv("the search space is wrong for this dispatch: its best "
+                 "candidate (#{0}) took {1:f1}x the default config's time "
+                 "(over {2:f0}x: a defect of the space, not a tuning result)",
+                 best->index, best->ratio, kWrongSpaceRatio)
+      .str();
+}
 
 std::string explainNoWinner(const RunReport &run) {
   unsigned measured = 0, failed = 0, notApplied = 0;

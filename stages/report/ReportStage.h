@@ -39,6 +39,11 @@ Error writeReport(const ReportOptions &options);
 /// empty when a dispatch has a winner.
 std::string explainNoWinner(const RunReport &run);
 
+/// For a dispatch whose best measured candidate took more than
+/// kWrongSpaceRatio times the default config's time: one line that says
+/// its search space is wrong; empty otherwise (or when none was measured).
+std::string wrongSpaceWarning(const DispatchReport &dispatch);
+
 } // namespace retune::report
 
 #endif // RETUNE_REPORT_REPORTSTAGE_H

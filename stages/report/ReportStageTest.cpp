@@ -68,6 +68,18 @@ TEST(ExplainNoWinner, EmptyWhenADispatchWon) {
   EXPECT_EQ(explainNoWinner(runOf({won})), "");
 }
 
+TEST(WrongSpace, WarnsWhenTheBestCandidateIsOverTwiceTheDefault) {
+  DispatchReport hopeless = noWinner(
+      "bmm", {row(0, Status::Ok, 22.4), row(1, Status::Ok, 14.5),
+              row(2, Status::Crash)});
+  EXPECT_EQ(wrongSpaceWarning(hopeless),
+            "the search space is wrong for this dispatch: its best candidate "
+            "(#1) took 14.5x the default config's time (over 2x: a defect of "
+            "the space, not a tuning result)");
+  EXPECT_EQ(wrongSpaceWarning(noWinner("mm", {row(0, Status::Ok, 1.9)})), "");
+  EXPECT_EQ(wrongSpaceWarning(noWinner("mm", {row(0, Status::Timeout)})), "");
+}
+
 TEST(Headline, IsCompilerDefaultsToRetuneWhenFlagsWereSearched) {
   ModelReport m;
   m.baseline = 10e-3; // the chosen flags' build

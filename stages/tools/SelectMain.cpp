@@ -38,11 +38,11 @@ static Error run() {
         readRecord<BenchRecord>(path, schema::kBench, benchRecordFromJson);
     if (!record)
       return record.takeError();
-    // A measured candidate has a positive ratio; 0 would win every time.
-    if (record->status == Status::Ok && !(record->ratio > 0))
-      return damagedRecord(path, "status ok with ratio " +
-                                     formatNumber(record->ratio) +
-                                     " (a measured ratio is above 0)");
+    // A measured candidate's numbers are in range; a ratio of 0 (or
+    // 1e-320) would win every time.
+    if (record->status == Status::Ok)
+      if (Error err = checkMeasuredComparison(*record))
+        return damagedRecord(path, toString(std::move(err)));
     measured.push_back({candidate.index, std::move(*record)});
   }
   select::Selection selection = select::selectWinner(measured, margin);

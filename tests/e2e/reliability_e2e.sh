@@ -118,6 +118,30 @@ PY
   [ "$(json_field "$repo/build/results/$id/0.json" 'd["ratio"] > 0')" = True ] \
     && pass "ratio $bad: remeasured" || fail "ratio $bad: still bad"
 done
+# Records that lie (issue 28): an ok measurement of ratio 0.5 with its noise
+# missing or null, numbers that are not JSON, a duplicate "ratio" (the last
+# would win), a denormal ratio, 50,000 levels of nesting (llvm::json
+# recursed until SIGSEGV). Each is named, removed and measured again.
+for lie in no-noise null-noise dot-number plus-number duplicate-ratio tiny-ratio deep; do
+  python3 - "$repo/build/results/$id/0.json" "$lie" <<'PY'
+import json, re, sys
+p, lie = sys.argv[1], sys.argv[2]
+d = json.load(open(p)); d["status"] = "ok"; d["ratio"] = 0.5
+if lie == "no-noise": d.pop("noise")
+if lie == "null-noise": d["noise"] = None
+text = json.dumps(d)
+if lie == "dot-number": text = text.replace('"ratio": 0.5', '"ratio": .5')
+if lie == "plus-number": text = text.replace('"ratio": 0.5', '"ratio": +0.5')
+if lie == "duplicate-ratio": text = text[:-1] + ', "ratio": 0.010}'
+if lie == "tiny-ratio": text = text.replace('"ratio": 0.5', '"ratio": 1e-320')
+if lie == "deep": text = text[:-1] + ', "x": ' + "[" * 50000 + "]" * 50000 + "}"
+open(p, "w").write(text)
+PY
+  recovers "a lying record ($lie)" "results/$id/0.json"
+  # Measured again: none of the lie's numbers survive.
+  [ "$(json_field "$repo/build/results/$id/0.json" 'd["ratio"] not in (0.5, 0.01, 1e-320) and d["noise"] is not None and "x" not in d')" = True ] \
+    && pass "$lie: remeasured" || fail "$lie: still lies"
+done
 for record in "best/$id.json" "model/result.json" "artifacts/$id/1.json" "results/$id/1.json"; do
   head -c 30 "$repo/build/$record" >"$work/t" && mv "$work/t" "$repo/build/$record"
   recovers "truncated $record" "$record"
