@@ -5,9 +5,18 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/Support/Program.h"
+#include "llvm/ADT/STLExtras.h"
 
+#include <cerrno>
 #include <chrono>
+#include <csignal>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <thread>
+#include <unistd.h>
 
 using namespace llvm;
 
@@ -25,57 +34,154 @@ std::string logTail(StringRef logPath, size_t maxBytes) {
   return tail.str();
 }
 
+namespace {
+
+/// The process group of the child being waited for (0: none), for the
+/// signal handlers: an interrupt or termination of this step ends the
+/// child's whole group with it.
+volatile sig_atomic_t runningGroup = 0;
+
+extern "C" void endGroupAndDie(int sig) {
+  if (runningGroup > 0)
+    ::kill(-runningGroup, SIGKILL);
+  ::signal(sig, SIG_DFL);
+  ::raise(sig);
+}
+
+/// Installs endGroupAndDie for the signals that end a step (Ctrl-C, kill,
+/// a hang-up, Slurm's cancel) while a child runs; restores the previous
+/// handlers when it goes.
+class GroupSignals {
+public:
+  explicit GroupSignals(pid_t group) {
+    runningGroup = group;
+    struct sigaction action = {};
+    action.sa_handler = endGroupAndDie;
+    sigemptyset(&action.sa_mask);
+    for (auto [sig, previous] : llvm::zip(kSignals, previousActions))
+      ::sigaction(sig, &action, &previous);
+  }
+  ~GroupSignals() {
+    for (auto [sig, previous] : llvm::zip(kSignals, previousActions))
+      ::sigaction(sig, &previous, nullptr);
+    runningGroup = 0;
+  }
+
+private:
+  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
+  struct sigaction previousActions[3] = {};
+};
+
+/// In the forked child: its own process group (so that the step can end
+/// the child and everything it starts, e.g. the compiler a Python launcher
+/// runs), death with its parent, limits, the log, then the program.
+[[noreturn]] void execChild(const char *program, char *const argv[],
+                            const char *logPath, unsigned memoryMB) {
+  ::setpgid(0, 0);
+  ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (memoryMB > 0) {
+    struct rlimit limit;
+    limit.rlim_cur = limit.rlim_max = rlim_t(memoryMB) * 1024 * 1024;
+    ::setrlimit(RLIMIT_DATA, &limit);
+  }
+  int in = ::open("/dev/null", O_RDONLY);
+  int log = ::open(logPath, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  if (in >= 0)
+    ::dup2(in, 0);
+  if (log >= 0) {
+    ::dup2(log, 1);
+    ::dup2(log, 2);
+  }
+  ::execv(program, argv);
+  _exit(127);
+}
+
+} // namespace
+
 ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
                         unsigned timeoutSeconds, unsigned memoryMB,
                         StringRef logPath) {
-  SmallVector<StringRef> argv = {program};
-  for (const std::string &arg : args)
-    argv.push_back(arg);
   if (Error err = createParentDirs(logPath))
     consumeError(std::move(err));
-  std::optional<StringRef> redirects[] = {StringRef(""), logPath, logPath};
-
   ChildOutcome outcome;
-  std::string errorMessage;
-  bool executionFailed = false;
   outcome.startedAt = unixSeconds();
-  auto start = std::chrono::steady_clock::now();
-  std::optional<sys::ProcessStatistics> statistics;
-  int rc = sys::ExecuteAndWait(program, argv, /*Env=*/std::nullopt, redirects,
-                               timeoutSeconds, memoryMB, &errorMessage,
-                               &executionFailed, &statistics);
-  if (statistics)
-    outcome.cpuSeconds =
-        std::chrono::duration<double>(statistics->TotalTime).count();
-  outcome.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  outcome.exitCode = rc;
-  if (executionFailed) {
+  std::string programPath = program.str(), log = logPath.str();
+  if (!sys::fs::can_execute(programPath)) {
     outcome.status = Status::Crash;
-    outcome.message = "could not start " + program.str() + ": " + errorMessage;
+    outcome.exitCode = -1;
+    outcome.message = "could not start " + programPath +
+                      ": not an executable file";
     return outcome;
   }
-  if (rc == 0)
+  std::vector<std::string> argStorage = {programPath};
+  argStorage.insert(argStorage.end(), args.begin(), args.end());
+  std::vector<char *> argv;
+  for (std::string &arg : argStorage)
+    argv.push_back(arg.data());
+  argv.push_back(nullptr);
+
+  auto start = std::chrono::steady_clock::now();
+  pid_t pid = ::fork();
+  if (pid < 0) {
+    outcome.status = Status::Crash;
+    outcome.exitCode = -1;
+    outcome.message = "could not start " + programPath + ": fork failed";
     return outcome;
-  bool timedOut = timeoutSeconds > 0 &&
-                  (errorMessage.find("timed out") != std::string::npos ||
-                   outcome.seconds >= timeoutSeconds);
-  if (rc == -2 && timedOut) {
+  }
+  if (pid == 0)
+    execChild(programPath.c_str(), argv.data(), log.c_str(), memoryMB);
+  ::setpgid(pid, pid); // as the child does: whichever runs first
+  GroupSignals endWithThisStep(pid);
+  auto elapsed = [&] {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start)
+        .count();
+  };
+  int status = 0;
+  struct rusage usage = {};
+  bool timedOut = false;
+  auto pause = std::chrono::microseconds(500);
+  for (;;) {
+    pid_t done = ::wait4(pid, &status, WNOHANG, &usage);
+    if (done == pid || (done < 0 && errno != EINTR))
+      break;
+    if (timeoutSeconds > 0 && elapsed() >= timeoutSeconds) {
+      timedOut = true;
+      ::kill(-pid, SIGKILL);
+      while (::wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+      }
+      break;
+    }
+    std::this_thread::sleep_for(pause);
+    pause = std::min(pause * 2, std::chrono::microseconds(20000));
+  }
+  // Whatever the child left running (a grandchild it did not wait for)
+  // ends with the step.
+  ::kill(-pid, SIGKILL);
+  outcome.seconds = elapsed();
+  outcome.cpuSeconds = usage.ru_utime.tv_sec + usage.ru_utime.tv_usec * 1e-6 +
+                       usage.ru_stime.tv_sec + usage.ru_stime.tv_usec * 1e-6;
+  if (timedOut) {
     outcome.status = Status::Timeout;
+    outcome.exitCode = -2;
     outcome.message = "killed after " + std::to_string(timeoutSeconds) + " s";
     return outcome;
   }
   std::string tail = logTail(logPath);
-  if (rc < 0) {
+  if (WIFSIGNALED(status)) {
     outcome.status = Status::Crash;
-    outcome.message = "crashed: " + errorMessage;
+    outcome.exitCode = -1;
+    outcome.message = std::string("crashed: ") + ::strsignal(WTERMSIG(status));
     if (!tail.empty())
       outcome.message += "\n" + tail;
     return outcome;
   }
+  outcome.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  if (outcome.exitCode == 0)
+    return outcome;
   outcome.status = Status::CompileError;
-  outcome.message = tail.empty() ? "exit code " + std::to_string(rc) : tail;
+  outcome.message =
+      tail.empty() ? "exit code " + std::to_string(outcome.exitCode) : tail;
   return outcome;
 }
 

@@ -27,6 +27,11 @@ struct ChildOutcome {
 /// Runs `program` with `args` (argv[0] excluded), stdout and stderr going to
 /// `logPath`, killed after `timeoutSeconds` (0: none) and limited to
 /// `memoryMB` of data segment (0: none). Never throws or aborts the parent.
+/// The child runs in its own process group, and nothing of it outlives the
+/// step: the group is killed at the timeout, when the child exits (a
+/// grandchild left behind, e.g. the compiler a Python launcher started),
+/// and when this process gets SIGINT, SIGTERM or SIGHUP; the child dies
+/// with this process too (PR_SET_PDEATHSIG).
 ChildOutcome runLimited(llvm::StringRef program,
                         llvm::ArrayRef<std::string> args,
                         unsigned timeoutSeconds, unsigned memoryMB,
