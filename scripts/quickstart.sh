@@ -17,7 +17,7 @@ case "$example" in
   *) echo "usage: $0 [minilm|mlp]" >&2; exit 2 ;;
 esac
 "$root/scripts/setup.sh"
-"$root/scripts/build.sh"
+"$root/scripts/build.sh" retune-tools
 repo=$root/examples/$example
 venv=$root/.venv
 

@@ -45,7 +45,10 @@ expect_contains "$(json_field "$repo/build/report/summary.json" 'len(d["model"][
 expect_contains "$(cat "$work/check.json")" '"status": "ok"' "the final spec compiles the model"
 
 echo "== the model step drops a winner that hurts the model, and says why"
-ids=($(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for x in d["dispatches"])'))
+# Smaller dispatch first: it is the one made harmful, so that the winner
+# kept is the larger one, whose gain over the weak baseline dwarfs any
+# noise a busy machine adds to the model's timing.
+ids=($(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for x in sorted(d["dispatches"], key=lambda x: x["flops"]))'))
 for id in "${ids[@]}"; do
   printf '{"schema": "retune.select/1", "dispatch": "%s", "winner": 0, "spec": "candidates/%s/0.spec.mlir"}\n' \
     "$id" "$id" >"$work/select-$id.json"
@@ -124,22 +127,23 @@ repo=$work/resume
 make_repo "$repo" '[tune]' 'candidates = 6' '[bench]' 'repetitions = 3'
 "$retune" plan "$repo/tune.toml" -B "$repo/build"
 # Candidate 5's measurements never end, so the run cannot finish before the
-# interrupt whatever this machine's speed; benches run one at a time in
-# build.ninja's order, so others finish before the first of them starts.
+# interrupt whatever this machine's speed. Benches run one at a time (the
+# device pool) in build.ninja's order: once a hanging one measures, the
+# benches before it are done and no other is in flight, so the interrupt
+# cuts no step but the hanging one.
 RETUNE_INJECT_FAULT="bench-hang:/5.json" setsid ninja -C "$repo/build" tune >"$work/killed.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 6000); do
-  n=$(find "$repo/build/results" -name '*.json' 2>/dev/null | wc -l)
-  [ "$n" -ge 3 ] && break
+  pgrep -f -- "--child.*--output=results/[0-9a-f]*/5\.json" >/dev/null && break
   sleep 0.05
 done
 kill -INT -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null
 done_before=$(find "$repo/build/results" -name '*.json' | sort)
 count_before=$(grep -c . <<<"$done_before")
 stamp_before=$(for f in $done_before; do stat -c '%n %Y.%y' "$f"; done)
-[ "$count_before" -ge 3 ] && [ "$count_before" -lt 12 ] \
+[ "$count_before" -ge 1 ] && [ "$count_before" -lt 12 ] \
   && pass "$count_before of 12 results were done at the interrupt" \
-  || { fail "$count_before results at the interrupt (expected 3 to 11)"; tail -5 "$work/killed.log"; }
+  || { fail "$count_before results at the interrupt (expected 1 to 11)"; tail -5 "$work/killed.log"; }
 grep -q '/5\.json$' <<<"$done_before" && fail "a hanging bench wrote a result" || pass "no hanging bench wrote a result"
 out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
 [ $rc -eq 0 ] && pass "the resumed run finishes" || { fail "resume exit $rc"; echo "$out" | tail -20; }
@@ -177,6 +181,27 @@ sed -i 's/linalg.matmul ins(%x, %w1/linalg.matmul ins(%x %w1/' "$repo/model.mlir
 out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "plan of an unparsable model"
 expect_contains "$out" "model.mlir:8:" "parse error names the model line"
 [ -e "$repo/build/dispatches/index.json" ] && fail "partial dispatch index" || pass "no dispatch index for a bad model"
+
+# Shapes no machine can hold: refused at plan time with the tensor and its
+# line, before any benchmark segfaults on them.
+matmul_model() { # <M> <K> <N>
+  local a="tensor<$1x$2xf32>" b="tensor<$2x$3xf32>" c="tensor<$1x$3xf32>"
+  printf '%s\n' "func.func @forward(%a: $a, %b: $b) -> $c {" \
+    "  %zero = arith.constant 0.0 : f32" "  %e = tensor.empty() : $c" \
+    "  %f = linalg.fill ins(%zero : f32) outs(%e : $c) -> $c" \
+    "  %m = linalg.matmul ins(%a, %b : $a, $b) outs(%f : $c) -> $c" \
+    "  return %m : $c" "}" >"$repo/model.mlir"
+}
+make_repo "$repo"
+matmul_model 64 1000000 1000000
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "plan of a model larger than memory"
+expect_contains "$out" "model.mlir:1:48: tensor<1000000x1000000xf32> holds 4000000000000 bytes, more than this machine's memory" \
+  "a tensor larger than memory is named with its line"
+matmul_model 4294967296 4294967296 1
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" 2>&1) && fail "plan of a model with 2^64-element tensors"
+expect_contains "$out" "model.mlir:1:20: tensor<4294967296x4294967296xf32>: its element count overflows 64 bits" \
+  "an element count that overflows is named with its line"
+[ -e "$repo/build" ] && fail "build dir created for a model too large" || pass "no build dir for a model too large"
 
 echo
 [ $failures -eq 0 ] && echo "all end-to-end checks passed" || echo "$failures end-to-end checks failed"

@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CpuCompiler.h"
 #include "stages/backends/mlircpu/DispatchFormation.h"
+#include "stages/backends/mlircpu/TensorSizes.h"
 #include "stages/search/cpu/CpuHost.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
@@ -28,7 +29,8 @@ static cl::opt<std::string>
               cl::cat(category));
 static cl::opt<bool> parseOnly(
     "parse-only",
-    cl::desc("only check that the model parses (the planner's check)"),
+    cl::desc("only check that the model parses and that its tensors fit "
+             "this machine (the planner's check)"),
     cl::cat(category));
 
 static Error run() {
@@ -39,6 +41,9 @@ static Error run() {
       cpu::parseModuleFile(modelPath);
   if (!model)
     return model.takeError();
+  if (Error err = cpu::checkTensorSizes(**model, modelPath,
+                                        cpu::physicalMemoryBytes()))
+    return err;
   if (parseOnly)
     return Error::success();
   if (outputDir.empty())
