@@ -41,8 +41,8 @@ for m in "${models[@]}"; do
   # The tune.toml of examples/minilm (llvm-cpu on this CPU, local-sync),
   # bounded for a bench: 4 candidates for each of the 8 hottest dispatches.
   # (The example itself is bounded for the quickstart: its top_k,
-  # candidates and repetitions are replaced.)
-  sed -e '/^top_k = /d' -e 's/^candidates = .*/candidates = 4/' -e 's/^repetitions = .*/repetitions = 5/' \
+  # candidates, repetitions and model_candidates are replaced.)
+  sed -e '/^top_k = /d' -e '/^model_candidates = /d' -e 's/^candidates = .*/candidates = 4/' -e 's/^repetitions = .*/repetitions = 5/' \
     -e 's/^\[tune\]/[tune]\ntop_k = 8/' "$root/examples/minilm/tune.toml" >"$dir/tune.toml"
   echo "== tuning $m"
   start=$SECONDS
