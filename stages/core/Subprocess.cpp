@@ -3,15 +3,17 @@
 
 #include "stages/support/FileUtil.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
-#include "llvm/ADT/STLExtras.h"
 
 #include <cerrno>
 #include <chrono>
 #include <csignal>
 #include <cstring>
 #include <fcntl.h>
+#include <iterator>
+#include <mutex>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -36,40 +38,58 @@ std::string logTail(StringRef logPath, size_t maxBytes) {
 
 namespace {
 
-/// The process group of the child being waited for (0: none), for the
-/// signal handlers: an interrupt or termination of this step ends the
-/// child's whole group with it.
-volatile sig_atomic_t runningGroup = 0;
+/// The process groups of the children being waited for, for the signal
+/// handlers: an interrupt or termination of this step ends every child's
+/// whole group with it. Slots, not a container, so that the handler only
+/// reads memory (several threads may each wait for a child, e.g. the iree
+/// dump's parallel compiles); 0 marks a free slot.
+constexpr int kMaxGroups = 64;
+volatile sig_atomic_t runningGroups[kMaxGroups] = {};
+constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
 
-extern "C" void endGroupAndDie(int sig) {
-  if (runningGroup > 0)
-    ::kill(-runningGroup, SIGKILL);
+extern "C" void endGroupsAndDie(int sig) {
+  for (volatile sig_atomic_t &group : runningGroups)
+    if (group > 0)
+      ::kill(-group, SIGKILL);
   ::signal(sig, SIG_DFL);
   ::raise(sig);
 }
 
-/// Installs endGroupAndDie for the signals that end a step (Ctrl-C, kill,
-/// a hang-up, Slurm's cancel) while a child runs; restores the previous
-/// handlers when it goes.
+/// Registers a child's group for endGroupsAndDie while it runs. The
+/// handlers are installed while any child runs and the previous ones
+/// restored when the last one ends.
 class GroupSignals {
 public:
   explicit GroupSignals(pid_t group) {
-    runningGroup = group;
+    std::lock_guard<std::mutex> hold(mutex);
+    for (int i = 0; i < kMaxGroups && slot < 0; ++i)
+      if (runningGroups[i] == 0) {
+        runningGroups[i] = group;
+        slot = i;
+      }
+    if (active++ > 0)
+      return;
     struct sigaction action = {};
-    action.sa_handler = endGroupAndDie;
+    action.sa_handler = endGroupsAndDie;
     sigemptyset(&action.sa_mask);
     for (auto [sig, previous] : llvm::zip(kSignals, previousActions))
       ::sigaction(sig, &action, &previous);
   }
   ~GroupSignals() {
+    std::lock_guard<std::mutex> hold(mutex);
+    if (slot >= 0)
+      runningGroups[slot] = 0;
+    if (--active > 0)
+      return;
     for (auto [sig, previous] : llvm::zip(kSignals, previousActions))
       ::sigaction(sig, &previous, nullptr);
-    runningGroup = 0;
   }
 
 private:
-  static constexpr int kSignals[] = {SIGINT, SIGTERM, SIGHUP};
-  struct sigaction previousActions[3] = {};
+  int slot = -1;
+  static inline std::mutex mutex;
+  static inline int active = 0;
+  static inline struct sigaction previousActions[std::size(kSignals)] = {};
 };
 
 /// In the forked child: its own process group (so that the step can end

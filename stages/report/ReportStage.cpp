@@ -15,6 +15,7 @@
 #include "stages/support/StageClock.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -505,11 +506,23 @@ Error writeRun() {
 
 } // namespace
 
-std::string wrongSpaceWarning(const DispatchReport &dispatch) {
+Error writeReport(const ReportOptions &reportOptions) {
+  options = reportOptions;
+  return writeRun();
+}
+
+/// The dispatch's measured candidate that ran fastest against the
+/// default, if any was measured.
+static const CandidateRow *bestMeasured(const DispatchReport &dispatch) {
   const CandidateRow *best = nullptr;
   for (const CandidateRow &c : dispatch.candidates)
-    if (c.status == Status::Ok && c.ratio > 0 && (!best || c.ratio < best->ratio))
+    if (c.status == Status::Ok && (!best || c.ratio < best->ratio))
       best = &c;
+  return best;
+}
+
+std::string wrongSpaceWarning(const DispatchReport &dispatch) {
+  const CandidateRow *best = bestMeasured(dispatch);
   if (!best || best->ratio <= kWrongSpaceRatio)
     return {};
   return formatv("the search space is wrong for this dispatch: its best "
@@ -520,55 +533,48 @@ std::string wrongSpaceWarning(const DispatchReport &dispatch) {
 }
 
 std::string explainNoWinner(const RunReport &run) {
+  if (run.dispatches.empty())
+    return "the model has no dispatch to tune";
   unsigned measured = 0, failed = 0, notApplied = 0;
   const DispatchReport *bestDispatch = nullptr;
   const CandidateRow *best = nullptr;
   for (const DispatchReport &d : run.dispatches) {
     if (d.winner)
       return {};
-    for (const CandidateRow &c : d.candidates) {
-      if (c.status != Status::Ok) {
-        ++(c.status == Status::NotApplied ? notApplied : failed);
-        continue;
-      }
-      ++measured;
-      if (!best || c.ratio < best->ratio) {
-        best = &c;
-        bestDispatch = &d;
-      }
+    for (const CandidateRow &c : d.candidates)
+      ++(c.status == Status::Ok           ? measured
+         : c.status == Status::NotApplied ? notApplied
+                                          : failed);
+    const CandidateRow *mine = bestMeasured(d);
+    if (mine && (!best || mine->ratio < best->ratio)) {
+      best = mine;
+      bestDispatch = &d;
     }
   }
-  if (run.dispatches.empty())
-    return "the model has no dispatch to tune";
-  std::string failures;
+  SmallVector<std::string> others;
   if (notApplied)
-    failures += formatv("; {0} did not change the code", notApplied).str();
+    others.push_back(formatv("{0} did not change the code", notApplied));
   if (failed)
-    failures += formatv("; {0} failed (see the report)", failed).str();
+    others.push_back(formatv("{0} failed (see the report)", failed));
   if (!best)
-    return formatv("no candidate could be measured{0}", failures).str();
-  if (!failures.empty())
-    failures = " (" + StringRef(failures).drop_front(2).str() + ")";
+    return "no candidate could be measured" +
+           (others.empty() ? "" : "; " + join(others, "; "));
+  std::string besides = others.empty() ? "" : " (" + join(others, "; ") + ")";
   double needed = std::max(run.margin, bestDispatch->requiredMargin);
   if (best->ratio < 1 + needed)
     return formatv("the default configs already run within noise of the "
                    "best candidate: of {0} measured{1}, the best "
                    "({2} #{3}) took {4:f3}x the default's time, and a winner "
                    "needs less than {5:f3}x (margin and noise)",
-                   measured, failures, bestDispatch->name, best->index,
+                   measured, besides, bestDispatch->name, best->index,
                    best->ratio, 1 - needed)
         .str();
   return formatv("the default configs are faster than every candidate: of "
                  "{0} measured{1}, the closest ({2} #{3}) took {4:f3}x the "
                  "default's time",
-                 measured, failures, bestDispatch->name, best->index,
+                 measured, besides, bestDispatch->name, best->index,
                  best->ratio)
       .str();
-}
-
-Error writeReport(const ReportOptions &reportOptions) {
-  options = reportOptions;
-  return writeRun();
 }
 
 } // namespace retune::report

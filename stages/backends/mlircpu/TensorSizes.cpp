@@ -69,10 +69,10 @@ Error checkTensorSizes(mlir::ModuleOp module, StringRef path,
   mlir::Location at = module.getLoc();
   module.walk<mlir::WalkOrder::PreOrder>([&](mlir::Operation *op) {
     auto check = [&](mlir::Type type, mlir::Location loc) {
-      if (problem.empty() && !isa<mlir::ModuleOp>(op)) {
-        problem = tooLarge(type, limitBytes);
-        at = loc;
-      }
+      if (!problem.empty())
+        return;
+      problem = tooLarge(type, limitBytes);
+      at = loc;
     };
     for (mlir::Type type : op->getResultTypes())
       check(type, op->getLoc());
