@@ -73,9 +73,16 @@ struct CandidateGraph {
 };
 
 /// What a backend adds to the steps before the per-dispatch work.
+/// The output of the verify step of every build (pipeline/BuildState.h),
+/// touched when the plan must run again.
+inline constexpr llvm::StringLiteral kVerifiedStamp = ".retune/verified";
+
 struct ModelSteps {
   /// Files whose change re-plans.
   std::vector<std::string> planInputs;
+  /// Further files a user takes away (written with their hash beside them,
+  /// stages/support/HashedFile.h): checked by `retune verify` in every build.
+  std::vector<std::string> takeaways;
   /// Further inputs of the dump edge.
   std::vector<std::string> dumpInputs;
   /// False while a step the dump depends on (a model-level flag choice)

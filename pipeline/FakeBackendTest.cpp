@@ -14,6 +14,7 @@
 #include "stages/core/Records.h"
 #include "stages/core/Testing.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
@@ -130,17 +131,19 @@ protected:
     dispatches.totalFlops = 2;
     dispatches.dispatches.push_back(
         {"d0", "mm_d0", "mm", 2, 1.0, 1, test::matmulProblem(8, 8, 8)});
-    ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+    ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/dispatches/index.json").str(), toJson(dispatches))));
-    ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+    ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/dispatches/d0/problem.json").str(),
         toJson(DispatchIndex{dispatches.model, 2, dispatches.dispatches}))));
+    ASSERT_FALSE(static_cast<bool>(writeHashedFile(
+        (dir + "/dispatches/d0/dispatch.mlir").str(), "module {}")));
     CandidateIndex candidates;
     candidates.dispatch = "d0";
     for (unsigned n = 0; n < 2; ++n)
       candidates.candidates.push_back(
           {n, std::to_string(n) + ".spec.mlir", {}, 1.0});
-    ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+    ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/candidates/d0/index.json").str(), toJson(candidates))));
   }
 

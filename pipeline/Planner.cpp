@@ -1,11 +1,13 @@
 //===- Planner.cpp - tune.toml + what exists so far -> build.ninja --------===//
 #include "pipeline/Planner.h"
 
+#include "pipeline/BuildState.h"
 #include "pipeline/ClusterPlan.h"
 #include "pipeline/NinjaWriter.h"
 #include "pipeline/Reverify.h"
 #include "stages/core/Records.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
 #include "stages/support/Text.h"
 
@@ -21,6 +23,9 @@ namespace retune::pipeline {
 namespace {
 
 /// The tools every backend's graph runs; each backend adds its own.
+/// A phony target no step writes: the verify step's input, so it always runs.
+constexpr StringLiteral kVerifyAlways = ".retune/always";
+
 constexpr StringLiteral kSharedTools[] = {"retune", "retune-select",
                                           "retune-report"};
 
@@ -28,98 +33,6 @@ std::string joinPath(StringRef a, StringRef b) {
   SmallString<256> path(a);
   sys::path::append(path, b);
   return path.str().str();
-}
-
-/// A record of the build directory, if it exists and parses.
-template <typename T>
-std::optional<T> readOptional(StringRef path, StringRef schema,
-                              Expected<T> (*parse)(const json::Value &)) {
-  if (!sys::fs::exists(path))
-    return std::nullopt;
-  Expected<T> record = readRecord<T>(path, schema, parse);
-  if (!record) {
-    // Damaged: readRecord removed it, and the edge that writes it runs
-    // again in this build.
-    errs() << "retune: note: " << toString(record.takeError()) << "\n";
-    return std::nullopt;
-  }
-  return std::move(*record);
-}
-
-/// Removes a record whose files do not match it, so that its edge runs
-/// again (Ninja would otherwise keep compiling garbled files).
-void redo(StringRef record, const Twine &why) {
-  errs() << "retune: note: " << record << ": " << why
-         << "; removed it, the step that writes it runs again\n";
-  sys::fs::remove(record);
-}
-
-/// Whether `path` holds the bytes hashed to `hash` (an empty hash: unknown,
-/// taken as a match).
-bool matchesHash(StringRef path, StringRef hash) {
-  if (hash.empty())
-    return true;
-  Expected<std::string> bytes = readFile(path);
-  if (!bytes) {
-    consumeError(bytes.takeError());
-    return false;
-  }
-  return blake3Hex(*bytes) == hash;
-}
-
-/// The dispatch index, checked against the files the dump wrote beside it.
-/// An index listing nothing is an error: nothing to tune.
-Expected<std::optional<DispatchIndex>> readDispatches(StringRef buildDir) {
-  std::string path = joinPath(buildDir, "dispatches/index.json");
-  std::optional<DispatchIndex> index = readOptional<DispatchIndex>(
-      path, schema::kDispatches, dispatchIndexFromJson);
-  if (!index)
-    return std::nullopt;
-  if (index->dispatches.empty()) {
-    sys::fs::remove(path);
-    return makeError(path + ": " + index->model +
-                     " has no dispatch retune can tune; nothing to tune "
-                     "(check [model] path; the index was removed)");
-  }
-  for (const DispatchEntry &d : index->dispatches) {
-    std::string dir = joinPath(buildDir, "dispatches/" + d.id);
-    Expected<DispatchEntry> problem =
-        readDispatchProblem(joinPath(dir, "problem.json"));
-    if (!problem || problem->id != d.id) {
-      if (!problem)
-        consumeError(problem.takeError());
-      redo(path, "dispatches/" + d.id + "/problem.json is missing or damaged");
-      return std::nullopt;
-    }
-    if (!matchesHash(joinPath(dir, "dispatch.mlir"), d.irHash)) {
-      redo(path, "dispatches/" + d.id +
-                     "/dispatch.mlir is missing or not what the dump wrote");
-      return std::nullopt;
-    }
-  }
-  return index;
-}
-
-/// The candidate index of a round of `d`, checked against its spec files.
-std::optional<CandidateIndex> readCandidates(StringRef buildDir,
-                                             const DispatchEntry &d,
-                                             const DispatchRound &round) {
-  std::string dir = joinPath(buildDir, round.candidatesDir);
-  std::string path = joinPath(dir, "index.json");
-  std::optional<CandidateIndex> index = readOptional<CandidateIndex>(
-      path, schema::kCandidates, candidateIndexFromJson);
-  if (!index)
-    return std::nullopt;
-  if (index->dispatch != d.id) {
-    redo(path, "it belongs to dispatch " + index->dispatch);
-    return std::nullopt;
-  }
-  for (const CandidateEntry &c : index->candidates)
-    if (!matchesHash(joinPath(dir, c.file), c.specHash)) {
-      redo(path, c.file + " is missing or not what the candidates step wrote");
-      return std::nullopt;
-    }
-  return index;
 }
 
 /// Why a dispatch keeps the default config, or "" when it is tuned.
@@ -227,6 +140,31 @@ std::string writeVerifyRound(NinjaWriter &w, const TuneConfig &config,
   w.build({files, {}, "phony", {}, {}, {}, {}});
   planInputs.insert(planInputs.end(), files.begin(), files.end());
   return backend.writeCandidateEdges(w, config, d, *index, round, graph);
+}
+
+/// The verify step (BuildState.h): always dirty (its input never exists),
+/// it runs in the phase that grows the graph, after every other step of it
+/// (order-only on the plan's inputs: no check reads a file being written)
+/// and before the plan, which alone depends on it. The build of `tune`
+/// never reaches it, so a build with nothing to do still says so.
+void writeVerifyEdge(NinjaWriter &w, const ModelSteps &steps,
+                     const std::vector<std::string> &planInputs) {
+  std::vector<std::string> takeaways = {"tuning_spec.mlir", "spec/linked.mlir",
+                                        "report/summary.json",
+                                        "report/index.html"};
+  takeaways.insert(takeaways.end(), steps.takeaways.begin(),
+                   steps.takeaways.end());
+  std::string quoted;
+  for (const std::string &file : takeaways)
+    quoted += (quoted.empty() ? "" : " ") + shellQuote(file);
+  w.build({{kVerifiedStamp.str()},
+           {},
+           "verify",
+           {},
+           {kVerifyAlways.str()},
+           planInputs,
+           {{"takeaways", quoted}}});
+  w.build({{kVerifyAlways.str()}, {}, "phony", {}, {}, {}, {}});
 }
 
 } // namespace
@@ -359,8 +297,12 @@ Expected<std::string> planManifest(const TuneConfig &config,
   // first re-plan, without build-log entries, and Ninja would dump again.
   if (!dumpOutputs.empty())
     w.build({dumpOutputs, {}, "phony", {"dispatches/index.json"}, {}, {}, {}});
-  // compiler.id is written by plan too, but as a plain file: declaring it
-  // an output would make dump -> compiler.id -> build.ninja a cycle.
+  // compiler.id is written by the plan, as a plain file (declared the
+  // plan's output, dump -> compiler.id -> build.ninja would be a cycle);
+  // phony, so that a removed one is written again instead of stopping Ninja.
+  w.build({{"compiler.id"}, {}, "phony", {}, {}, {}, {}});
+  writeVerifyEdge(w, steps, planInputs);
+  planInputs.push_back(kVerifiedStamp.str());
   w.build(
       {{"build.ninja"}, {}, "plan", {config.configPath}, planInputs, {}, {}});
   w.blank();
@@ -435,7 +377,7 @@ Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
       errs() << "retune: the compiler changed: " << *rounds
              << " winner(s) of the previous compiler are verified first\n";
   }
-  if (Error err = writeFileIfChanged(joinPath(paths.buildDir, "compiler.id"),
+  if (Error err = writeHashedFile(joinPath(paths.buildDir, "compiler.id"),
                                      *identity))
     return err;
   Expected<std::string> manifest = planManifest(*prepared, paths, **backend);

@@ -1,7 +1,9 @@
 #include "pipeline/Planner.h"
 
+#include "pipeline/BuildState.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
+#include "stages/support/HashedFile.h"
 #include "stages/core/Records.h"
 #include "stages/core/Testing.h"
 
@@ -34,19 +36,22 @@ protected:
                              {"bbbb", 0.25}})
       index.dispatches.push_back({id, std::string("mm_") + id, "mm", share * 3,
                                   share, 1, test::matmulProblem(64, 64, 64)});
-    ASSERT_FALSE(static_cast<bool>(
-        writeJsonFile((dir + "/dispatches/index.json").str(), toJson(index))));
-    for (const DispatchEntry &d : index.dispatches)
-      ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+    ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
+        (dir + "/dispatches/index.json").str(), toJson(index))));
+    for (const DispatchEntry &d : index.dispatches) {
+      ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
           (dir + "/dispatches/" + d.id + "/problem.json").str(),
           toJson(DispatchIndex{index.model, d.flops, {d}}))));
+      ASSERT_FALSE(static_cast<bool>(writeHashedFile(
+          (dir + "/dispatches/" + d.id + "/dispatch.mlir").str(), "module {}")));
+    }
   }
   void writeCandidates(StringRef id, unsigned count) {
     CandidateIndex index;
     index.dispatch = id.str();
     for (unsigned n = 0; n < count; ++n)
       index.candidates.push_back({n, std::to_string(n) + ".spec.mlir", {}, 1.0});
-    ASSERT_FALSE(static_cast<bool>(writeJsonFile(
+    ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/candidates/" + id + "/index.json").str(), toJson(index))));
   }
   std::string plan() {
@@ -93,7 +98,7 @@ TEST_F(PlannerTest, AnEmptyDispatchIndexIsNothingToTuneOnEveryBackend) {
     DispatchIndex empty;
     empty.model = config.modelPath;
     std::string path = (dir + "/dispatches/index.json").str();
-    ASSERT_FALSE(static_cast<bool>(writeJsonFile(path, toJson(empty))));
+    ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(path, toJson(empty))));
     Expected<std::string> manifest = planManifest(config, paths);
     ASSERT_FALSE(static_cast<bool>(manifest)) << backend;
     EXPECT_NE(toString(manifest.takeError()).find("nothing to tune"),
@@ -108,12 +113,48 @@ TEST_F(PlannerTest, AGarbledSpecRedoesItsCandidates) {
   index.dispatch = "aaaa";
   index.candidates.push_back({0, "0.spec.mlir", {}, 1.0, blake3Hex("spec")});
   std::string indexPath = (dir + "/candidates/aaaa/index.json").str();
-  ASSERT_FALSE(static_cast<bool>(writeJsonFile(indexPath, toJson(index))));
+  ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(indexPath, toJson(index))));
   ASSERT_FALSE(static_cast<bool>(
       writeFileAtomic((dir + "/candidates/aaaa/0.spec.mlir").str(), "garbage")));
   std::string manifest = plan();
   EXPECT_FALSE(llvm::sys::fs::exists(indexPath));
   EXPECT_EQ(manifest.find("artifacts/aaaa/0.json"), std::string::npos);
+}
+
+TEST_F(PlannerTest, VerifyRemovesWhatIsDamagedAndSaysWhenToReplan) {
+  writeDispatches();
+  writeCandidates("aaaa", 0);
+  std::string spec = (dir + "/tuning_spec.mlir").str();
+  std::string compilerId = (dir + "/compiler.id").str();
+  ASSERT_FALSE(static_cast<bool>(writeHashedFile(spec, "module {}\n")));
+  ASSERT_FALSE(static_cast<bool>(writeHashedFile(compilerId, "{\"id\": 1}\n")));
+  BuildCheck intact = verifyBuild(dir, {"tuning_spec.mlir"});
+  EXPECT_EQ(intact.removed, 0u);
+  EXPECT_FALSE(intact.replan);
+
+  // A take-away file: its step reruns in this build, no re-plan.
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(spec, "module {} garbage\n")));
+  BuildCheck takeaway = verifyBuild(dir, {"tuning_spec.mlir"});
+  EXPECT_EQ(takeaway.removed, 1u);
+  EXPECT_FALSE(takeaway.replan);
+  EXPECT_FALSE(llvm::sys::fs::exists(spec));
+
+  // compiler.id and the records the graph's shape comes from re-plan.
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(compilerId, "{\"id\": 2}\n")));
+  ASSERT_FALSE(static_cast<bool>(
+      writeFileAtomic((dir + "/candidates/aaaa/index.json").str(), "{}")));
+  BuildCheck records = verifyBuild(dir, {});
+  EXPECT_EQ(records.removed, 2u);
+  EXPECT_TRUE(records.replan);
+  EXPECT_FALSE(llvm::sys::fs::exists(compilerId));
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/candidates/aaaa/index.json"));
+  EXPECT_TRUE(llvm::sys::fs::exists(dir + "/dispatches/index.json"));
+
+  // A lost problem: the dump's index goes, so the dump runs again.
+  llvm::sys::fs::remove(dir + "/dispatches/bbbb/problem.json");
+  BuildCheck lost = verifyBuild(dir, {});
+  EXPECT_TRUE(lost.replan);
+  EXPECT_FALSE(llvm::sys::fs::exists(dir + "/dispatches/index.json"));
 }
 
 } // namespace

@@ -2,10 +2,12 @@
 //
 //   retune plan <tune.toml> -B <build dir>   validate the config, write build.ninja
 //   retune status -B <build dir>             what is tuned, running, failed
+//   retune verify -B <build dir> [files...]  the first step of every build
 //   retune cache <stats|clear|verify|repair> [tune.toml]
 //
 //===----------------------------------------------------------------------===//
 #include "cache/ContentCache.h"
+#include "pipeline/BuildState.h"
 #include "pipeline/PlanChecks.h"
 #include "pipeline/Planner.h"
 #include "stages/support/FileUtil.h"
@@ -28,7 +30,7 @@ using namespace retune;
 
 static cl::OptionCategory category("retune options");
 static cl::list<std::string> operands(cl::Positional, cl::OneOrMore,
-                                      cl::desc("<plan|status|cache> [operands]"),
+                                      cl::desc("<plan|status|verify|cache> [operands]"),
                                       cl::cat(category));
 static cl::opt<std::string> buildDir("B", cl::desc("build directory"),
                                      cl::value_desc("dir"), cl::init("build"),
@@ -88,6 +90,20 @@ static Error status() {
     outs() << d.id << "  " << d.name << "  " << state << "\n";
   }
   return Error::success();
+}
+
+/// `retune verify`: the first step of every `ninja tune`. Removes damaged
+/// state (pipeline/BuildState.h) and touches the verify stamp when the plan
+/// must run again, or when there is none yet.
+static Error verify() {
+  std::vector<std::string> takeaways(operands.begin() + 1, operands.end());
+  pipeline::BuildCheck check = pipeline::verifyBuild(buildDir, takeaways);
+  std::string stamp = buildDir + "/" + pipeline::kVerifiedStamp.str();
+  if (!check.replan && sys::fs::exists(stamp))
+    return Error::success();
+  return writeFileAtomic(stamp, formatv("{0} damaged file(s) removed\n",
+                                        check.removed)
+                                    .str());
 }
 
 /// `retune cache verify|repair`: every entry checked against its hashes;
@@ -153,7 +169,8 @@ int main(int argc, char **argv) {
       argc, argv,
       "retune: tune every hot dispatch of a model and link the winners into "
       "one tuning spec.\n\n  retune plan tune.toml -B build && ninja -C build "
-      "tune\n  retune status -B build\n  retune cache "
+      "tune\n  retune status -B build\n  retune verify -B build [files]\n"
+      "  retune cache "
       "<stats|clear|verify|repair> [tune.toml]\n");
   StringRef command = operands.front();
   if (command == "plan")
@@ -162,6 +179,8 @@ int main(int argc, char **argv) {
     return finishTool("retune", status());
   if (command == "cache")
     return finishTool("retune", cache());
+  if (command == "verify")
+    return finishTool("retune", verify());
   return finishTool("retune", makeError("unknown command '" + command +
-                                        "'; use plan, status or cache"));
+                                        "'; use plan, status, verify or cache"));
 }

@@ -73,7 +73,7 @@ Expected<bool> snapshotRound(StringRef buildDir, const SelectRecord &best) {
                        "its baseline)",
                        best.ratio);
   index.candidates.push_back(std::move(entry));
-  if (Error err = writeJsonFile(inDir(dir, "index.json"), toJson(index)))
+  if (Error err = writeHashedJsonFile(inDir(dir, "index.json"), toJson(index)))
     return std::move(err);
   return true;
 }

@@ -412,6 +412,7 @@ public:
       steps.planInputs.push_back(kChosenFlags.str());
       steps.dumpInputs.push_back(kChosenFlags.str());
       steps.dumpReady = chosenFlags(paths.buildDir).has_value();
+      steps.takeaways.push_back("compile_flags.txt");
     }
     return steps;
   }

@@ -2,6 +2,7 @@
 #include "stages/core/Records.h"
 
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/StrictJson.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -702,7 +703,9 @@ static std::optional<std::string> findNonFinite(const json::Value &value,
   return std::nullopt;
 }
 
-Error writeJsonFile(StringRef path, const json::Value &value) {
+/// The text of a record: pretty-printed, never with a non-finite number.
+static Expected<std::string> recordText(StringRef path,
+                                        const json::Value &value) {
   // JSON has no nan or inf (llvm::json would print them anyway): a
   // non-finite number is a bug upstream and must not reach a record.
   if (std::optional<std::string> at = findNonFinite(value, ""))
@@ -711,7 +714,21 @@ Error writeJsonFile(StringRef path, const json::Value &value) {
   std::string text;
   raw_string_ostream os(text);
   os << formatv("{0:2}", value) << "\n";
-  return writeFileIfChanged(path, text);
+  return text;
+}
+
+Error writeJsonFile(StringRef path, const json::Value &value) {
+  Expected<std::string> text = recordText(path, value);
+  if (!text)
+    return text.takeError();
+  return writeFileIfChanged(path, *text);
+}
+
+Error writeHashedJsonFile(StringRef path, const json::Value &value) {
+  Expected<std::string> text = recordText(path, value);
+  if (!text)
+    return text.takeError();
+  return writeHashedFile(path, *text);
 }
 
 } // namespace retune

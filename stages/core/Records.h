@@ -263,6 +263,11 @@ llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path,
 /// Pretty-prints `value` and writes it if changed (atomic).
 llvm::Error writeJsonFile(llvm::StringRef path, const llvm::json::Value &value);
 
+/// writeJsonFile with the hash beside it (stages/support/HashedFile.h): for
+/// the records the graph hangs on (indexes, problems) and the summary.
+llvm::Error writeHashedJsonFile(llvm::StringRef path,
+                                const llvm::json::Value &value);
+
 /// Typed read: readJsonFile + the matching fromJson, errors prefixed by path.
 template <typename T>
 llvm::Expected<T> readRecord(llvm::StringRef path, llvm::StringRef schema,

@@ -12,6 +12,7 @@
 #include "stages/report/History.h"
 #include "stages/report/HtmlReport.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/StageClock.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -493,10 +494,10 @@ Error writeRun() {
             keepInHistory(historyDir, summaryValue, options.historyKeep))
       return err;
   run.history = loadHistory(historyDir);
-  if (Error err = writeJsonFile(at(options.outputPath), summaryValue))
+  if (Error err = writeHashedJsonFile(at(options.outputPath), summaryValue))
     return err;
   if (Error err =
-          writeFileIfChanged(reportDir + "/index.html", renderHtml(run)))
+          writeHashedFile(reportDir + "/index.html", renderHtml(run)))
     return err;
   printTable(run);
   if (!flagsLine.empty())

@@ -19,6 +19,7 @@
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/search/gpu/Candidates.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
@@ -317,6 +318,9 @@ Expected<std::vector<Planned>> planCandidates(const Problem &problem,
 }
 
 Error run() {
+  if (isDamagedInput(options.problemPath, "retune-iree-candidates") ||
+      isDamagedInput(options.dispatchPath, "retune-iree-candidates"))
+    return Error::success();
   Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
   if (!dispatch)
     return dispatch.takeError();
@@ -337,7 +341,7 @@ Error run() {
     return kept.takeError();
   if (*kept) {
     removeNumberedFiles(options.outputDir, ".spec.mlir", 1);
-    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+    return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   if (!options.skipReason.empty()) {
     index.note = options.skipReason;
@@ -364,7 +368,7 @@ Error run() {
                                               std::move(p.config), p.cost});
   }
   removeNumberedFiles(options.outputDir, ".spec.mlir", planned.size());
-  return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
 }
 
 } // namespace

@@ -17,6 +17,7 @@
 #include "stages/backends/iree/IreeRun.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -221,9 +222,9 @@ Error run() {
                         d.problem};
     index.totalFlops += entry.flops * entry.occurrences;
     std::string dir = options.outputDir + "/" + entry.id;
-    if (Error err = writeFileIfChanged(dir + "/dispatch.mlir", f.preparedText))
+    if (Error err = writeHashedFile(dir + "/dispatch.mlir", f.preparedText))
       return err;
-    if (Error err = writeJsonFile(
+    if (Error err = writeHashedJsonFile(
             dir + "/problem.json",
             toJson(DispatchIndex{options.modelPath, entry.flops, {entry}})))
       return err;
@@ -233,7 +234,7 @@ Error run() {
                     [](const DispatchEntry &a, const DispatchEntry &b) {
                       return a.share > b.share;
                     });
-  return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
 }
 
 } // namespace

@@ -13,6 +13,7 @@
 #include "stages/backends/iree/ModelFlags.h"
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -82,7 +83,7 @@ Error runFlagsStage(const FlagsOptions &options) {
   chooseFlagSet(choice, options.margin);
   std::vector<std::string> all = options.run.iree.compileFlags;
   all.insert(all.end(), choice.chosen.begin(), choice.chosen.end());
-  if (Error err = writeFileIfChanged(options.flagsFile, join(all, "\n") + "\n"))
+  if (Error err = writeHashedFile(options.flagsFile, join(all, "\n") + "\n"))
     return err;
   return writeJsonFile(options.outputPath, toJson(choice));
 }

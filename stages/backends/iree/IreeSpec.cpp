@@ -3,6 +3,7 @@
 
 #include "stages/backends/iree/TransformText.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 
 #include "mlir/AsmParser/AsmParser.h"
 #include "mlir/IR/AffineExpr.h"
@@ -493,7 +494,7 @@ Error writeTuningSpec(StringRef path, StringRef specText) {
   if (Error err = verifyTuningSpec(specText, path))
     return makeError("refusing to write a spec IREE would reject:\n" +
                      toString(std::move(err)));
-  return writeFileIfChanged(path, specText);
+  return writeHashedFile(path, specText);
 }
 
 } // namespace retune::iree

@@ -18,6 +18,7 @@
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/search/ranker/Ranker.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -156,7 +157,7 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
   if (!options.skipReason.empty()) {
     index.note = options.skipReason;
     removeStaleSpecs(options.outputDir, 0);
-    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+    return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   Expected<bool> kept = select::keepVerifiedWinner(options.verifiedPath,
                                                    options.outputDir, index);
@@ -164,7 +165,7 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
     return kept.takeError();
   if (*kept) {
     removeStaleSpecs(options.outputDir, 1);
-    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+    return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   cpu::CpuHost host = cpu::detectHost();
   cpu::CpuSpaceOptions spaceOptions;
@@ -180,7 +181,7 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
   if (!space) {
     index.note = toString(space.takeError());
     removeStaleSpecs(options.outputDir, 0);
-    return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+    return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   index.totalSolutions = space->totalSolutions;
   Expected<std::vector<size_t>> chosen = chooseCandidates(
@@ -204,7 +205,7 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
         n, file, cpu::toJson(ranked.config), ranked.cost, blake3Hex(text)});
   }
   removeStaleSpecs(options.outputDir, emitted);
-  return writeJsonFile(options.outputDir + "/index.json", toJson(index));
+  return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
 }
 
 /// The index and every spec it lists, as a cache entry.
@@ -256,10 +257,12 @@ static Error restoreCandidates(const CacheEntry &entry, StringRef key) {
   removeStaleSpecs(options.outputDir, index->candidates.size());
   index->key = key.str();
   index->startedAt = unixSeconds();
-  return writeJsonFile(options.outputDir + "/index.json", toJson(*index));
+  return writeHashedJsonFile(options.outputDir + "/index.json", toJson(*index));
 }
 
 static Error run(const char *argv0) {
+  if (isDamagedInput(options.problemPath, "retune-candidates"))
+    return Error::success();
   Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
   if (!dispatch)
     return dispatch.takeError();

@@ -6,6 +6,7 @@
 #include "stages/core/Records.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -90,14 +91,14 @@ Error restoreDump(const CacheEntry &entry) {
                        dispatch.id);
   }
   for (const DispatchEntry &dispatch : index->dispatches) {
-    if (Error err = writeFileIfChanged(inOutput(dispatch.id + "/dispatch.mlir"),
+    if (Error err = writeHashedFile(inOutput(dispatch.id + "/dispatch.mlir"),
                                        entry.at(irBlob(dispatch.id))))
       return err;
-    if (Error err = writeFileIfChanged(inOutput(dispatch.id + "/problem.json"),
+    if (Error err = writeHashedFile(inOutput(dispatch.id + "/problem.json"),
                                        entry.at(problemBlob(dispatch.id))))
       return err;
   }
-  return writeFileIfChanged(inOutput("index.json"), indexText->second);
+  return writeHashedFile(inOutput("index.json"), indexText->second);
 }
 
 Error dumpInChild(const char *argv0) {

@@ -5,6 +5,7 @@
 #include "cache/CachedStep.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -63,7 +64,7 @@ Error runLinkStage(const LinkOptions &options, const char *argv0) {
     auto linked = entry.find(kBlob.str());
     if (linked == entry.end())
       return makeError("cache entry without a linked spec");
-    return writeFileIfChanged(options.outputPath, linked->second);
+    return writeHashedFile(options.outputPath, linked->second);
   };
   step.run = [&](StringRef) { return linkInChild(options, argv0); };
   step.outcome = [&]() -> std::optional<CacheEntry> {

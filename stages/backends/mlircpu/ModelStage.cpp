@@ -15,6 +15,7 @@
 #include "stages/core/Subprocess.h"
 #include "stages/core/WinnerPruning.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -258,7 +259,7 @@ Error run(const char *argv0) {
   Expected<std::string> text = readFile(*spec);
   if (!text)
     return text.takeError();
-  if (Error err = writeFileIfChanged(options.finalSpec, *text))
+  if (Error err = writeHashedFile(options.finalSpec, *text))
     return err;
   return writeResult(
       *decision, startedAt,

@@ -9,6 +9,7 @@
 #include "stages/backends/mlircpu/TensorSizes.h"
 #include "stages/search/cpu/CpuHost.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
 #include "stages/support/ToolMain.h"
 
@@ -59,15 +60,15 @@ static Error run() {
     std::string dir = outputDir + "/" + entry.id;
     // The planner checks the file against this: a damaged one is redone.
     entry.irHash = blake3Hex(formed->modules.at(entry.id));
-    if (Error err = writeFileIfChanged(dir + "/dispatch.mlir",
+    if (Error err = writeHashedFile(dir + "/dispatch.mlir",
                                        formed->modules.at(entry.id)))
       return err;
-    if (Error err = writeJsonFile(
+    if (Error err = writeHashedJsonFile(
             dir + "/problem.json",
             toJson(DispatchIndex{modelPath, entry.flops, {entry}})))
       return err;
   }
-  return writeJsonFile(outputDir + "/index.json", toJson(formed->index));
+  return writeHashedJsonFile(outputDir + "/index.json", toJson(formed->index));
 }
 
 int main(int argc, char **argv) {

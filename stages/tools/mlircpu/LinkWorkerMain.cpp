@@ -6,6 +6,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/SpecLinker.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/HashedFile.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -26,7 +27,7 @@ static Error run() {
   Expected<std::string> linked = link::linkSpecs(specs, header);
   if (!linked)
     return linked.takeError();
-  return writeFileIfChanged(outputPath, *linked);
+  return writeHashedFile(outputPath, *linked);
 }
 
 int main(int argc, char **argv) {
