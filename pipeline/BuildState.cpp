@@ -38,7 +38,7 @@ std::optional<T> readChecked(StringRef path, StringRef schema,
                              Expected<T> (*parse)(const json::Value &)) {
   if (!sys::fs::exists(path))
     return std::nullopt;
-  if (std::string problem = hashedFileProblem(path); !problem.empty()) {
+  if (std::string problem = verifyHashedFile(path); !problem.empty()) {
     redo(path, problem);
     return std::nullopt;
   }
@@ -69,7 +69,7 @@ bool matchesHash(StringRef path, StringRef hash) {
 std::string dispatchFilesProblem(StringRef buildDir, const DispatchEntry &d) {
   std::string dir = joinPath(buildDir, "dispatches/" + d.id);
   for (StringRef file : {"problem.json", "dispatch.mlir"})
-    if (std::string problem = hashedFileProblem(joinPath(dir, file));
+    if (std::string problem = verifyHashedFile(joinPath(dir, file));
         !problem.empty())
       return ("dispatches/" + d.id + "/" + file + " " + problem).str();
   Expected<DispatchEntry> problem =
@@ -131,7 +131,7 @@ BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
   auto removeIfDamaged = [&](StringRef path) {
     if (!sys::fs::exists(path))
       return false;
-    std::string problem = hashedFileProblem(path);
+    std::string problem = verifyHashedFile(path);
     if (problem.empty())
       return false;
     redo(path, problem);

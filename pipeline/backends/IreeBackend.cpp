@@ -127,12 +127,20 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
     graph.compilesOf(round).push_back(record);
     return record;
   };
+  // A candidate's bench compares with the baseline's compile (identical
+  // module: not applied) and, to stop a hopeless one after its first
+  // repetition, with the baseline measured before it on its device.
   auto bench = [&](StringRef output, StringRef record, size_t device,
                    std::vector<std::string> implicit,
                    std::vector<std::string> orderOnly, StringRef reuse,
                    StringRef baselineRecord) {
-    if (!baselineRecord.empty())
+    std::string baselineFlags;
+    if (!baselineRecord.empty()) {
       implicit.push_back(baselineRecord.str());
+      baselineFlags = shellQuote("--baseline-record=" + baselineRecord.str()) +
+                      " " +
+                      shellQuote("--baseline-measure=" + deviceFile("before", device));
+    }
     // On the host CPU, compiles running beside a bench inflate its samples
     // (27-35 ms instead of 12 measured): benches wait for the round's
     // compiles.
@@ -147,10 +155,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
              {{"pool", poolOf(device)},
               {"device", shellQuote("--device=" + devices[device])},
               {"reuse_flag", reuse.str()},
-              {"baseline_flag", baselineRecord.empty()
-                                    ? std::string()
-                                    : shellQuote("--baseline-record=" +
-                                                 baselineRecord.str())}}});
+              {"baseline_flag", baselineFlags}}});
   };
   std::string baseline =
       compile("baseline", round.candidatesDir + "/baseline.spec.mlir");

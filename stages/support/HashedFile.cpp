@@ -30,16 +30,21 @@ Error writeHashedFile(StringRef path, StringRef bytes, bool *changed) {
   return writeFileIfChanged(hashPathOf(path), hashLine(bytes));
 }
 
-std::string hashedFileProblem(StringRef path) {
+std::string verifyHashedFile(StringRef path) {
   Expected<std::string> bytes = readFile(path);
   if (!bytes) {
     consumeError(bytes.takeError());
     return "is missing";
   }
+  if (!sys::fs::exists(hashPathOf(path))) {
+    if (Error err = writeFileIfChanged(hashPathOf(path), hashLine(*bytes)))
+      return toString(std::move(err));
+    return "";
+  }
   Expected<std::string> hash = readFile(hashPathOf(path));
   if (!hash) {
     consumeError(hash.takeError());
-    return "has no hash beside it (" + sys::path::filename(hashPathOf(path)).str() + ")";
+    return "has an unreadable hash";
   }
   if (*hash != hashLine(*bytes))
     return "does not match the hash its step wrote";
@@ -56,7 +61,7 @@ bool isDamagedInput(StringRef path, StringRef tool) {
   if (!sys::fs::exists(path))
     problem = "is missing";
   else if (sys::fs::exists(hashPathOf(path)))
-    problem = hashedFileProblem(path);
+    problem = verifyHashedFile(path);
   if (problem.empty())
     return false;
   errs() << tool << ": note: " << path << " " << problem

@@ -28,9 +28,11 @@ llvm::Error writeHashedFile(llvm::StringRef path, llvm::StringRef bytes,
                             bool *changed = nullptr);
 
 /// What is wrong with `path` against its hash: "" when it holds what its
-/// writer wrote, else a phrase ("is missing", "has no hash beside it",
-/// "does not match its hash").
-std::string hashedFileProblem(llvm::StringRef path);
+/// writer wrote, else a phrase ("is missing", "does not match the hash its
+/// step wrote"). A file with no hash beside it was written before hashes
+/// were kept (an older retune): it is taken as written and its hash is
+/// recorded now, so that an upgrade redoes nothing.
+std::string verifyHashedFile(llvm::StringRef path);
 
 /// Removes `path` and its hash, so that the step that writes it runs again.
 void removeHashedFile(llvm::StringRef path);

@@ -17,6 +17,7 @@
 #include "stages/support/Hash.h"
 
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
 using namespace llvm;
@@ -32,6 +33,25 @@ std::string reusePath(const BenchOptions &options,
   return options.reuseDir + "/" + key.hex(16) + ".json";
 }
 
+/// The median of the device's earlier baseline measurement, if there is a
+/// good one.
+std::optional<double> baselineMedian(const BenchOptions &options) {
+  if (options.baselineMeasurePath.empty())
+    return std::nullopt;
+  Expected<BenchRecord> baseline = readBenchRecord(options.baselineMeasurePath);
+  if (!baseline) {
+    consumeError(baseline.takeError());
+    return std::nullopt;
+  }
+  if (baseline->status != Status::Ok || !(baseline->median > 0))
+    return std::nullopt;
+  return baseline->median;
+}
+
+/// With a baseline to compare with, the first repetition runs alone: a
+/// candidate far slower than the baseline stops there (status ok, one
+/// sample, the message says why); any other gets the rest of its
+/// repetitions, all samples kept.
 BenchRecord measure(const BenchOptions &options, const IreeTools &ireeTools,
                     const CompileRecord &compiled) {
   BenchRequest request;
@@ -41,7 +61,32 @@ BenchRecord measure(const BenchOptions &options, const IreeTools &ireeTools,
   request.jsonPath = options.outputPath + ".gbench.json";
   request.logPath = options.outputPath + ".log";
   request.timeoutSeconds = options.timeoutSeconds;
-  return measuredRecord(runBenchmark(ireeTools, request));
+  std::optional<double> baseline = baselineMedian(options);
+  if (!baseline || options.repetitions < 2)
+    return measuredRecord(runBenchmark(ireeTools, request));
+  request.repetitions = 1;
+  BenchRecord first = measuredRecord(runBenchmark(ireeTools, request));
+  if (first.status != Status::Ok)
+    return first;
+  double ratio = first.median / *baseline;
+  if (ratio > kHopelessRatio) {
+    first.message = formatv("stopped after its first repetition: {0:f1}x the "
+                            "baseline's median; a candidate over {1:f1}x "
+                            "cannot win",
+                            ratio, kHopelessRatio)
+                        .str();
+    return first;
+  }
+  request.repetitions = options.repetitions - 1;
+  BenchRecord rest = measuredRecord(runBenchmark(ireeTools, request));
+  if (rest.status != Status::Ok)
+    return rest;
+  rest.samples.insert(rest.samples.begin(), first.samples.begin(),
+                      first.samples.end());
+  rest.median = stats::median(rest.samples);
+  rest.seconds += first.seconds;
+  rest.startedAt = first.startedAt;
+  return rest;
 }
 
 } // namespace

@@ -35,7 +35,17 @@ struct BenchOptions {
   std::string baselineRecordPath{};
   /// Measurements by module hash and device (empty: none reused).
   std::string reuseDir{};
+  /// The device's baseline measured before the candidates
+  /// (measure/<id>/baseline.before.<k>.json; empty: none). A candidate whose
+  /// first repetition takes over kHopelessRatio times its median is stopped
+  /// there: it cannot win, and measuring it to the end can take minutes.
+  std::string baselineMeasurePath{};
 };
+
+/// How many times the baseline's median a candidate's first repetition may
+/// take before it is stopped: the same line past which the report says a
+/// space is wrong (its best candidate over 2x IREE's own config).
+inline constexpr double kHopelessRatio = 2.0;
 
 /// The record of one benchmark run, without a baseline (the rank stage
 /// relates it to the device's): its status, message and timing, the

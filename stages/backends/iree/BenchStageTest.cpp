@@ -103,6 +103,38 @@ TEST_F(IreeBenchStage, TheBaselinesModuleIsNotApplied) {
   EXPECT_GT(record.startedAt, 0);
 }
 
+TEST_F(IreeBenchStage, AHopelessCandidateStopsAfterItsFirstRepetition) {
+  // The fake benchmark tool times the fake module at its time_us; the
+  // baseline measured before took 100 us.
+  options.iree.compile = std::string(RETUNE_FAKES_DIR) + "/iree-compile";
+  options.iree.opt = std::string(RETUNE_FAKES_DIR) + "/iree-opt";
+  options.iree.benchmark =
+      std::string(RETUNE_FAKES_DIR) + "/iree-benchmark-module";
+  options.device = "hip://hopeless-test";
+  options.repetitions = 5;
+  options.baselineMeasurePath = dir + "/measure/baseline.before.0.json";
+  BenchRecord baseline;
+  baseline.samples = {100e-6, 100e-6, 100e-6};
+  baseline.median = 100e-6;
+  llvm::cantFail(writeJsonFile(options.baselineMeasurePath, toJson(baseline)));
+  writeCompileRecord(options.compileRecordPath, Status::Ok, "feedfacefeedface");
+  for (auto [timeUs, samples] : {std::pair<int, size_t>{250, 1}, {190, 5}}) {
+    llvm::cantFail(writeFileAtomic(dir + "/artifacts/7.vmfb",
+                                   "FAKE-VMFB\nfunction: main\ntime_us: " +
+                                       std::to_string(timeUs) + "\n"));
+    ASSERT_FALSE(static_cast<bool>(runBenchStage(options)));
+    BenchRecord record = written();
+    ASSERT_EQ(record.status, Status::Ok) << record.message;
+    // 2.5x: one sample and why; 1.9x: measured to the end, all 5 samples.
+    EXPECT_EQ(record.samples.size(), samples) << timeUs;
+    EXPECT_NEAR(record.median, timeUs * 1e-6, timeUs * 0.03e-6); // jitter
+    bool stopped = record.message.find("stopped after its first repetition: "
+                                       "2.5x the baseline's median") !=
+                   std::string::npos;
+    EXPECT_EQ(stopped, samples == 1) << record.message;
+  }
+}
+
 TEST_F(IreeBenchStage, AMissingCompileRecordIsAnError) {
   llvm::Error err = runBenchStage(options);
   ASSERT_TRUE(static_cast<bool>(err));

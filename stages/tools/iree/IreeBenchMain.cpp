@@ -38,6 +38,12 @@ static cl::opt<std::string>
                        cl::desc("the baseline's compile record: a candidate "
                                 "whose module is identical is not_applied"),
                        cl::cat(tools::category()));
+static cl::opt<std::string> baselineMeasurePath(
+    "baseline-measure",
+    cl::desc("the device's baseline measurement before the candidates: a "
+             "candidate whose first repetition takes over 2x its median is "
+             "stopped there"),
+    cl::cat(tools::category()));
 static cl::opt<std::string> reuseDir("reuse-dir",
                                      cl::desc("measurements by module hash "
                                               "and device"),
@@ -60,5 +66,6 @@ int main(int argc, char **argv) {
   options.timeoutSeconds = timeoutSeconds;
   options.baselineRecordPath = baselineRecordPath;
   options.reuseDir = reuseDir;
+  options.baselineMeasurePath = baselineMeasurePath;
   return finishTool("retune-iree-bench", iree::runBenchStage(options));
 }
