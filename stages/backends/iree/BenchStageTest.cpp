@@ -37,6 +37,17 @@ protected:
     llvm::cantFail(writeJsonFile(path, toJson(record)));
   }
 
+  /// IREE's tools are the fakes (tests/fakes): the benchmark times a fake
+  /// module at its `time_us`.
+  void useFakeTools(const std::string &device, unsigned repetitions) {
+    options.iree.compile = std::string(RETUNE_FAKES_DIR) + "/iree-compile";
+    options.iree.opt = std::string(RETUNE_FAKES_DIR) + "/iree-opt";
+    options.iree.benchmark =
+        std::string(RETUNE_FAKES_DIR) + "/iree-benchmark-module";
+    options.device = device;
+    options.repetitions = repetitions;
+  }
+
   BenchRecord written() {
     llvm::Expected<BenchRecord> record = readRecord<BenchRecord>(
         options.outputPath, retune::schema::kBench, benchRecordFromJson);
@@ -106,12 +117,7 @@ TEST_F(IreeBenchStage, TheBaselinesModuleIsNotApplied) {
 TEST_F(IreeBenchStage, AHopelessCandidateStopsAfterItsFirstRepetition) {
   // The fake benchmark tool times the fake module at its time_us; the
   // baseline measured before took 100 us.
-  options.iree.compile = std::string(RETUNE_FAKES_DIR) + "/iree-compile";
-  options.iree.opt = std::string(RETUNE_FAKES_DIR) + "/iree-opt";
-  options.iree.benchmark =
-      std::string(RETUNE_FAKES_DIR) + "/iree-benchmark-module";
-  options.device = "hip://hopeless-test";
-  options.repetitions = 5;
+  useFakeTools("hip://hopeless-test", 5);
   options.baselineMeasurePath = dir + "/measure/baseline.before.0.json";
   BenchRecord baseline;
   baseline.samples = {100e-6, 100e-6, 100e-6};
@@ -145,12 +151,7 @@ TEST_F(IreeBenchStage, AMissingCompileRecordIsAnError) {
 TEST_F(IreeBenchStage, AModuleMeasuredBeforeOnTheDeviceIsReused) {
   // The fake benchmark tool times the fake module; the second candidate
   // with the same module (same hash) on the same device is not measured.
-  options.iree.compile = std::string(RETUNE_FAKES_DIR) + "/iree-compile";
-  options.iree.opt = std::string(RETUNE_FAKES_DIR) + "/iree-opt";
-  options.iree.benchmark =
-      std::string(RETUNE_FAKES_DIR) + "/iree-benchmark-module";
-  options.device = "hip://bench-stage-test";
-  options.repetitions = 3;
+  useFakeTools("hip://bench-stage-test", 3);
   options.reuseDir = dir + "/reuse";
   llvm::cantFail(writeFileIfChanged(dir + "/artifacts/7.vmfb",
                                     "FAKE-VMFB\nfunction: main\n"
