@@ -602,6 +602,10 @@ json::Value toJson(const ModelRecord &record) {
     object["device"] = record.device;
   if (!record.inModelTrials.empty())
     object["in_model_trials"] = json::Array(record.inModelTrials);
+  if (!record.inModelProfile.empty())
+    object["in_model_profile"] = json::Array(record.inModelProfile);
+  if (!record.profileNote.empty())
+    object["profile_note"] = record.profileNote;
   return object;
 }
 
@@ -620,6 +624,7 @@ Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
   record.noise = reader.num("noise", false);
   record.maxError = reader.num("max_error", false);
   record.resultsChecked = reader.str("results_checked", false);
+  record.profileNote = reader.str("profile_note", false);
   record.baselineSamples = reader.nums("baseline_samples_s");
   record.tunedSamples = reader.nums("tuned_samples_s");
   record.seconds = reader.num("seconds", false);
@@ -633,6 +638,8 @@ Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
       record.winnersDropped = *dropped;
     if (const json::Array *trials = reader.object->getArray("in_model_trials"))
       record.inModelTrials = *trials;
+    if (const json::Array *profile = reader.object->getArray("in_model_profile"))
+      record.inModelProfile = *profile;
   }
   if (Error err = reader.take())
     return std::move(err);

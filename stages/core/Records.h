@@ -216,6 +216,13 @@ struct ModelRecord {
   llvm::json::Array winnersDropped;
   /// iree: each candidate measured alone in the model.
   llvm::json::Array inModelTrials;
+  /// iree: where the model's time goes, from IREE's profiler: per dispatch
+  /// function `function`, `dispatch` (its id when the dump listed it),
+  /// `calls_per_run`, `baseline_us` and `tuned_us` (mean time of one call
+  /// in the model without and with the spec); slowest first.
+  llvm::json::Array inModelProfile;
+  /// iree: why there is no profile (empty when there is one).
+  std::string profileNote;
   /// Whether (and how) the tuned model's results were checked.
   std::string resultsChecked;
   std::vector<double> baselineSamples;

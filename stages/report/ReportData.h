@@ -69,6 +69,10 @@ struct DispatchReport {
   ModelVerdict verdict = ModelVerdict::NoWinner;
   /// Why the model step dropped the winner.
   std::string droppedReason;
+  /// Mean time of one call inside the whole model (the build without the
+  /// spec, IREE's profiler), seconds; next to `baseline`, its time alone in
+  /// the dispatch benchmark.
+  std::optional<double> inModel;
   /// Set when the best measured candidate ran more than 2x the default
   /// config's time: the space cannot hold a winner here, which is a defect
   /// of the space to fix, not a tuning result.
@@ -79,6 +83,16 @@ struct DispatchReport {
 /// dispatch's space is reported as wrong.
 inline constexpr double kWrongSpaceRatio = 2.0;
 
+/// One dispatch function's time inside the whole model (IREE's profiler).
+struct InModelTime {
+  /// The executable export, and its dispatch id when the dump listed it.
+  std::string function, dispatch;
+  double callsPerRun = 0;
+  /// Mean time of one call, microseconds, without and with the spec.
+  double baselineUs = 0;
+  std::optional<double> tunedUs;
+};
+
 /// The model step: the model as the compiler builds it after the flag
 /// choice (baseline) against the same with the tuning spec (tuned).
 struct ModelReport {
@@ -86,6 +100,9 @@ struct ModelReport {
   double baseline = 0, tuned = 0, speedup = 0, noise = 0;
   std::vector<double> baselineSamples, tunedSamples;
   double startedAt = 0, seconds = 0;
+  /// Where the model's time goes, slowest first (iree), or why unknown.
+  std::vector<InModelTime> inModel;
+  std::string profileNote;
   /// The iree backend's flag search, when it ran: the model's median with
   /// the compiler's default flags, and the chosen flags' speedup over it
   /// (1 when the defaults stayed), both measured interleaved in that step.

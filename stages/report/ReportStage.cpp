@@ -244,6 +244,8 @@ json::Object dispatchJson(const DispatchReport &r) {
       {"note", r.note}};
   if (!r.spaceWarning.empty())
     entry["space_warning"] = r.spaceWarning;
+  if (r.inModel)
+    entry["in_model_s"] = *r.inModel;
   if (!r.reverify.empty())
     entry["after_compiler_change"] =
         json::Object{{"previous_winner", r.reverify}, {"why", r.reverifyWhy}};
@@ -273,7 +275,28 @@ ModelReport modelReportOf(const json::Object &m) {
     r.tunedSamples = samples("tuned_samples_s");
   r.startedAt = m.getNumber("started_at").value_or(0);
   r.seconds = m.getNumber("seconds").value_or(0);
+  r.profileNote = m.getString("profile_note").value_or("").str();
+  if (const json::Array *profile = m.getArray("in_model_profile"))
+    for (const json::Value &v : *profile) {
+      const json::Object *o = v.getAsObject();
+      if (!o)
+        continue;
+      InModelTime t;
+      t.function = o->getString("function").value_or("").str();
+      t.dispatch = o->getString("dispatch").value_or("").str();
+      t.callsPerRun = o->getNumber("calls_per_run").value_or(0);
+      t.baselineUs = o->getNumber("baseline_us").value_or(0);
+      t.tunedUs = o->getNumber("tuned_us");
+      r.inModel.push_back(std::move(t));
+    }
   return r;
+}
+
+/// Each listed dispatch's mean time per call inside the model.
+void joinInModelTimes(const ModelReport &model, DispatchReport &r) {
+  for (const InModelTime &t : model.inModel)
+    if (t.dispatch == r.id && t.baselineUs > 0)
+      r.inModel = t.baselineUs * 1e-6;
 }
 
 /// The selection margin select used: --margin, else build.ninja's `margin`
@@ -330,6 +353,10 @@ json::Object summaryJson(const RunReport &run, json::Array dispatches,
   }
   if (!run.noWinnerWhy.empty())
     modelSummary["why_no_winner"] = run.noWinnerWhy;
+  if (const json::Array *profile = model.getArray("in_model_profile"))
+    modelSummary["in_model_profile"] = json::Array(*profile);
+  if (!m.profileNote.empty())
+    modelSummary["profile_note"] = m.profileNote;
   json::Object stageSeconds, busySeconds, cache;
   for (const StageTiming &stage : run.stages) {
     stageSeconds[stage.name] = stage.wall;
@@ -347,6 +374,38 @@ json::Object summaryJson(const RunReport &run, json::Array dispatches,
                       {"stage_seconds", std::move(stageSeconds)},
                       {"stage_busy_seconds", std::move(busySeconds)},
                       {"cache", std::move(cache)}};
+}
+
+/// The model's slowest dispatch functions in the model (IREE's profiler),
+/// and for a tuned one how the dispatch benchmark's time compares.
+void printWhereTheTimeGoes(const RunReport &run) {
+  const ModelReport &m = run.modelResult;
+  if (m.inModel.empty())
+    return;
+  double total = 0;
+  for (const InModelTime &t : m.inModel)
+    total += t.baselineUs * t.callsPerRun;
+  if (!(total > 0))
+    return;
+  constexpr size_t kShown = 5;
+  fmt::print("where the model's time goes (IREE's profiler, the build "
+             "without the spec; {:.3f} ms of dispatches per run):\n",
+             total * 1e-3);
+  for (const InModelTime &t : ArrayRef(m.inModel).take_front(kShown)) {
+    double perRun = t.baselineUs * t.callsPerRun;
+    std::string bench;
+    for (const DispatchReport &r : run.dispatches)
+      if (r.id == t.dispatch && r.baseline > 0)
+        bench = fmt::format("; alone in the dispatch benchmark {:.1f} us "
+                            "({:.2f}x its time in the model)",
+                            1e6 * r.baseline, 1e6 * r.baseline / t.baselineUs);
+    std::string tuned =
+        t.tunedUs ? fmt::format(", with the spec {:.1f} us", *t.tunedUs) : "";
+    fmt::print("  {:>5.1f}%  {:>9.3f} ms  {} x {:g} calls of {:.1f} us{}{}\n",
+               100 * perRun / total, perRun * 1e-3, t.function, t.callsPerRun,
+               t.baselineUs, tuned,
+               t.dispatch.empty() ? std::string(" (not tuned)") : bench);
+  }
 }
 
 void printTable(const RunReport &run) {
@@ -385,6 +444,7 @@ void printTable(const RunReport &run) {
     if (!r.reverify.empty())
       fmt::print("after the compiler change, {}: previous winner {}: {}\n",
                  r.name, r.reverify, r.reverifyWhy);
+  printWhereTheTimeGoes(run);
   const StageTiming &compile = stageNamed(run, "compile");
   const StageTiming &bench = stageNamed(run, "bench");
   fmt::print("stage wall seconds: candidates {:.2f}, compile {:.2f} (busy "
@@ -459,6 +519,7 @@ Error writeRun() {
     if (!r)
       return r.takeError();
     r->spaceWarning = wrongSpaceWarning(*r);
+    joinInModelTimes(run.modelResult, *r);
     dispatches.push_back(dispatchJson(*r));
     run.dispatches.push_back(std::move(*r));
   }

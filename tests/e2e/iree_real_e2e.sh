@@ -75,6 +75,13 @@ expect_contains "$(json_field "$mlp/build/report/summary.json" 'd["model"]["flag
   "True" "summary.json: speedup = flags_speedup x spec_speedup"
 expect_contains "$(json_field "$mlp/build/report/summary.json" 'abs(d["model"]["spec_speedup"] - json.load(open(sys.argv[1].replace("report/summary.json", "model/result.json")))["speedup"]) < 1e-9')" \
   "True" "summary.json: the spec's share is the model step's speedup"
+# Where the model's time goes, from IREE's own profiler of the whole model:
+# every tuned dispatch is found in it by name, with its calls and time.
+expect_contains "$(json_field "$mlp/build/report/summary.json" '[x["dispatch"] for x in d["model"]["in_model_profile"] if "dispatch" in x] != [] and all(x["calls_per_run"] > 0 and x["baseline_us"] > 0 for x in d["model"]["in_model_profile"])')" \
+  "True" "summary.json: the model's per-dispatch profile names tuned dispatches"
+expect_contains "$(json_field "$mlp/build/report/summary.json" 'all(x["in_model_s"] > 0 for x in d["dispatches"] if x["candidates"] > 0)')" \
+  "True" "summary.json: each tuned dispatch's time inside the model"
+expect_contains "$out" "where the model's time goes (IREE's profiler" "the console shows where the model's time goes"
 out=$(ninja -C "$mlp/build" tune 2>&1)
 expect_contains "$out" "ninja: no work to do." "second ninja tune is a no-op"
 

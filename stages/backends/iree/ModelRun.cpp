@@ -1,8 +1,13 @@
 //===- ModelRun.cpp - Building and timing the whole model -----------------===//
 #include "stages/backends/iree/ModelRun.h"
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
@@ -101,6 +106,42 @@ InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
   }
   return benchInterleaved(tools, benchRequest(referenceTag), benchRequest(tag),
                           runOptions.rounds);
+}
+
+Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
+                                                         unsigned runs) const {
+  SmallString<256> profiler = sys::path::parent_path(tools.benchmark);
+  sys::path::append(profiler, "iree-profile");
+  if (!sys::fs::can_execute(profiler))
+    return makeError("no iree-profile beside " + tools.benchmark);
+  std::string bundle = runOptions.inWork(tag + ".ireeprof");
+  BenchRequest request = benchRequest(tag);
+  request.repetitions = 1;
+  request.jsonPath = runOptions.inWork(tag + ".profile.bench.json");
+  request.logPath = runOptions.inWork(tag + ".profile.log");
+  // Exactly `runs` calls: the counts divide into calls per run.
+  request.flags.push_back(formatv("--benchmark_min_time={0}x", runs).str());
+  request.flags.push_back(
+      ("--device_profiling_mode=" + profilingModeFor(runOptions.device)).str());
+  request.flags.push_back("--device_profiling_output=" + bundle);
+  {
+    Expected<DeviceLock> lock =
+        DeviceLock::acquire(deviceLockName(runOptions.device));
+    if (!lock)
+      return lock.takeError();
+    BenchOutcome run = runBenchmark(tools, request);
+    if (run.status != Status::Ok)
+      return makeError("profiling " + tag + ".vmfb: " + run.message);
+  }
+  std::string reduced = runOptions.inWork(tag + ".profile.jsonl");
+  ChildOutcome child = runLimited(profiler, {"dispatch", "--format=jsonl", bundle},
+                                  runOptions.benchTimeout, 0, reduced);
+  if (child.status != Status::Ok)
+    return makeError("iree-profile dispatch " + bundle + ": " + child.message);
+  Expected<std::string> text = readFile(reduced);
+  if (!text)
+    return text.takeError();
+  return parseDispatchProfile(*text, reduced);
 }
 
 BenchRequest ModelRunner::benchRequest(StringRef tag) const {

@@ -12,6 +12,7 @@
 #define RETUNE_STAGES_BACKENDS_IREE_MODELRUN_H
 
 #include "stages/backends/iree/IreeRun.h"
+#include "stages/backends/iree/ModelProfile.h"
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/backends/iree/ModelSignature.h"
 #include "stages/backends/iree/OutputCheck.h"
@@ -80,6 +81,14 @@ public:
   /// device's measurement lock.
   InterleavedOutcome timeAgainst(llvm::StringRef referenceTag,
                                  llvm::StringRef tag) const;
+
+  /// `<tag>.vmfb` run `runs` times under IREE's profiler, holding the
+  /// device's measurement lock: each dispatch function's calls (over all
+  /// runs) and mean time. An error says why there is no profile (no
+  /// iree-profile beside iree-benchmark-module, a device that cannot
+  /// profile); callers note it and go on.
+  Expected<std::vector<DispatchTime>> profile(llvm::StringRef tag,
+                                              unsigned runs) const;
 
 private:
   ModelRunner(ModelRunOptions options, IreeTools tools,

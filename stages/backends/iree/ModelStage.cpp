@@ -19,6 +19,7 @@
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -137,6 +138,60 @@ ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
   return r;
 }
 
+/// Runs of each build under the profiler: enough calls to average, few
+/// enough to stay a small part of the model step.
+constexpr unsigned kProfiledRuns = 10;
+
+/// The dump's dispatch ids by function name (dispatches/index.json in the
+/// build directory); empty when there is no readable index.
+StringMap<std::string> dispatchIdsByName() {
+  StringMap<std::string> ids;
+  Expected<DispatchIndex> index = readRecord<DispatchIndex>(
+      "dispatches/index.json", schema::kDispatches, dispatchIndexFromJson);
+  if (!index) {
+    consumeError(index.takeError());
+    return ids;
+  }
+  for (const DispatchEntry &d : index->dispatches)
+    ids[d.name] = d.id;
+  return ids;
+}
+
+/// Where the model's time goes: the build without a spec, and `tunedTag`'s
+/// (empty: nothing kept), each under IREE's profiler. No profile is a note,
+/// never a failed step.
+void profileInModel(const ModelRunner &runner, StringRef tunedTag,
+                    ModelRecord &r) {
+  Expected<std::vector<DispatchTime>> baseline =
+      runner.profile("baseline", kProfiledRuns);
+  if (!baseline) {
+    r.profileNote = toString(baseline.takeError());
+    return;
+  }
+  StringMap<double> tunedUs;
+  if (!tunedTag.empty()) {
+    Expected<std::vector<DispatchTime>> tuned =
+        runner.profile(tunedTag, kProfiledRuns);
+    if (!tuned)
+      r.profileNote = "the tuned build: " + toString(tuned.takeError());
+    else
+      for (const DispatchTime &d : *tuned)
+        tunedUs[d.function] = d.averageUs;
+  }
+  StringMap<std::string> ids = dispatchIdsByName();
+  for (const DispatchTime &d : *baseline) {
+    json::Object entry{{"function", d.function},
+                       {"calls_per_run",
+                        static_cast<double>(d.calls) / kProfiledRuns},
+                       {"baseline_us", d.averageUs}};
+    if (auto id = ids.find(d.function); id != ids.end())
+      entry["dispatch"] = id->second;
+    if (auto tuned = tunedUs.find(d.function); tuned != tunedUs.end())
+      entry["tuned_us"] = tuned->second;
+    r.inModelProfile.push_back(std::move(entry));
+  }
+}
+
 } // namespace
 
 Trial modelTrial(const InterleavedOutcome &timed, double margin) {
@@ -248,6 +303,8 @@ Error runModelStage(const ModelOptions &options) {
     return err;
   ModelRecord r = modelRecord(options, *runner, *decision, behind);
   r.inModelTrials = std::move(inModelTrials);
+  profileInModel(*runner, tuned ? StringRef(decision->finalTag) : StringRef(),
+                 r);
   r.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -1,0 +1,46 @@
+//===- ModelProfile.h - Where a whole model's time goes, per dispatch -*- C++ -*-===//
+//
+// IREE 3.13's runtime profiles a module run (`--device_profiling_mode`, a
+// `.ireeprof` bundle) and `iree-profile dispatch --format=jsonl` reduces it
+// to one group per dispatch function: how often it ran and how long. This
+// is each dispatch's time inside the model, next to its time alone in the
+// dispatch benchmark.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_STAGES_BACKENDS_IREE_MODELPROFILE_H
+#define RETUNE_STAGES_BACKENDS_IREE_MODELPROFILE_H
+
+#include "stages/support/LLVM.h"
+
+#include "llvm/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+/// One dispatch function's time in the profiled runs.
+struct DispatchTime {
+  /// The executable export, e.g. `main_graph$async_dispatch_29_...`: the
+  /// name the dump gives the dispatch.
+  std::string function;
+  /// Calls over all profiled runs.
+  uint64_t calls = 0;
+  /// Mean time of one call, microseconds.
+  double averageUs = 0;
+};
+
+/// The profiling data family that times dispatches on `device`: the
+/// host's execution of each dispatch on `local-*` devices, device
+/// timestamps elsewhere.
+llvm::StringRef profilingModeFor(llvm::StringRef device);
+
+/// The dispatch groups of `iree-profile dispatch --format=jsonl` output
+/// (host or device timed), slowest total first. Errors name `where` and
+/// the line.
+Expected<std::vector<DispatchTime>> parseDispatchProfile(llvm::StringRef jsonl,
+                                                         llvm::StringRef where);
+
+} // namespace retune::iree
+
+#endif // RETUNE_STAGES_BACKENDS_IREE_MODELPROFILE_H
