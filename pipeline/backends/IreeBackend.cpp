@@ -14,6 +14,7 @@
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/backends/iree/ModelFlags.h"
 #include "stages/backends/iree/ModelSignature.h"
+#include "stages/core/Subprocess.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 
@@ -355,6 +356,56 @@ Expected<std::string> ireeIdentity(const TuneConfig &resolved) {
       .str();
 }
 
+/// The CUDA target the compile flags name (`--iree-cuda-target=`), or "".
+std::string cudaTargetOf(ArrayRef<std::string> flags) {
+  for (StringRef flag : flags)
+    if (flag.consume_front("--iree-cuda-target="))
+      return flag.str();
+  return "";
+}
+
+/// A CUDA target this IREE release does not know (3.13 refuses sm_90) is
+/// refused at plan time, not as a dump that fails deep in its log: a tiny
+/// module is compiled to its executable configurations with the flags. The
+/// verdict is kept per release and target in the build directory, so a
+/// re-plan does not probe again. Another failure is left to the dump,
+/// which reports it with the model's own IR.
+Error checkCudaTarget(const TuneConfig &resolved, StringRef buildDir) {
+  std::string target = cudaTargetOf(resolved.iree.compileFlags);
+  if (target.empty())
+    return Error::success();
+  std::string known = (buildDir + "/.retune/cuda-target").str();
+  std::string verdict = resolved.iree.version + " " + target + "\n";
+  if (Expected<std::string> kept = readFile(known); kept && *kept == verdict)
+    return Error::success();
+  else if (!kept)
+    consumeError(kept.takeError());
+  std::string probe = (buildDir + "/.retune/cuda-probe.mlir").str();
+  if (Error err = writeFileIfChanged(
+          probe, "func.func @probe(%a: tensor<64xf32>) -> tensor<64xf32> {\n"
+                 "  %0 = arith.addf %a, %a : tensor<64xf32>\n"
+                 "  return %0 : tensor<64xf32>\n}\n"))
+    return err;
+  std::vector<std::string> args = {probe, "--compile-to=executable-configurations",
+                                   "-o", probe + ".out"};
+  args.insert(args.end(), resolved.iree.compileFlags.begin(),
+              resolved.iree.compileFlags.end());
+  std::string log = probe + ".log";
+  ChildOutcome child = runLimited(resolved.iree.compile, args, 120, 0, log);
+  if (child.status == Status::Ok)
+    return writeFileIfChanged(known, verdict);
+  Expected<std::string> text = readFile(log);
+  if (text && StringRef(*text).contains("missing GPU target"))
+    return makeError(resolved.where("iree.compile_flags") +
+                     "[iree] compile_flags: IREE " + resolved.iree.version +
+                     " does not know the CUDA target '" + target +
+                     "' (iree-compile: missing GPU target); use one it knows, "
+                     "e.g. --iree-cuda-target=sm_80 or sm_89");
+  if (!text)
+    consumeError(text.takeError());
+  return Error::success();
+}
+
 class IreeBackend final : public Backend {
 public:
   StringRef name() const override { return "iree"; }
@@ -378,6 +429,8 @@ public:
     Expected<TuneConfig> resolved = resolveIreeTools(config);
     if (!resolved)
       return resolved.takeError();
+    if (Error err = checkCudaTarget(*resolved, paths.buildDir))
+      return std::move(err);
     if (Error err = writeFlagSearch(*resolved, paths.buildDir))
       return std::move(err);
     // A plain file like compiler.id: written only when its bytes change.

@@ -85,6 +85,16 @@ expect_contains "$out" "where the model's time goes (IREE's profiler" "the conso
 out=$(ninja -C "$mlp/build" tune 2>&1)
 expect_contains "$out" "ninja: no work to do." "second ninja tune is a no-op"
 
+echo "== CUDA: a target this IREE does not know is refused at plan time"
+cuda=$work/cuda
+mkdir -p "$cuda" && cp "$source_dir/examples/mlp/model.mlir" "$cuda/"
+printf '[model]\npath = "model.mlir"\n[backend]\nkind = "iree"\n[iree]\ncompile_flags = ["--iree-hal-target-device=cuda", "--iree-cuda-target=sm_90"]\ndevices = ["cuda://0"]\n' >"$cuda/tune.toml"
+out=$("$retune" plan "$cuda/tune.toml" -B "$cuda/build" 2>&1) && fail "sm_90 accepted by IREE 3.13's plan"
+expect_contains "$out" "tune.toml:6: [iree] compile_flags: IREE 3.13" "an unknown CUDA target is named with its line"
+expect_contains "$out" "does not know the CUDA target 'sm_90'" "the CUDA target is named"
+sed -i 's/sm_90/sm_80/' "$cuda/tune.toml"
+"$retune" plan "$cuda/tune.toml" -B "$cuda/build" >/dev/null 2>&1 && pass "sm_80 is accepted" || fail "sm_80 refused"
+
 echo "== ROCm (gfx942): candidates compile with the real compiler and apply"
 rocm=$work/rocm
 mkdir -p "$rocm"

@@ -1,5 +1,8 @@
 #!/usr/bin/env python3
-"""ROCm corpus: every emitted candidate must compile with the real iree-compile.
+"""GPU corpus (ROCm and CUDA): every emitted candidate must compile with the
+real iree-compile, and on CUDA also apply (its module differs from IREE's
+own build of the dispatch: a spec that never reaches the dispatch is the
+failure this catches).
 
 For each small linalg model and pipeline, `retune plan` + `ninja candidates
 compiled` emits a seeded, shuffled sample of candidates and compiles each for
@@ -96,8 +99,36 @@ CASES = [
     ("conv_s2_1x65x65x64_3x3x128", "gfx942", conv(1, 65, 65, 64, 3, 3, 128, stride=2)),
     ("mm_nn_1024x1280x1280_rdna3", "gfx1100", contraction(0, 1024, 1280, 1280, "mk", "kn")),
     ("conv_2x18x18x320_3x3x320_rdna3", "gfx1100", conv(2, 18, 18, 320, 3, 3, 320)),
+    ("mm_nn_2048x1280x1280_sm80", "sm_80", contraction(0, 2048, 1280, 1280, "mk", "kn")),
+    ("mm_nt_1024x1280x1280_sm80", "sm_80", contraction(0, 1024, 1280, 1280, "mk", "nk")),
+    ("mm_skinny_5369x112x112_sm80", "sm_80", contraction(0, 5369, 112, 112, "mk", "kn")),
+    ("mm_unaligned_n_256x300x256_sm80", "sm_80", contraction(0, 256, 300, 256, "mk", "nk")),
+    ("bmm_8x512x384x256_sm80", "sm_80", contraction(8, 512, 384, 256, "mk", "kn")),
+    ("mm_bf16_1024x1024x1024_sm80", "sm_80", contraction(0, 1024, 1024, 1024, "mk", "kn", "bf16", "f32")),
+    ("conv_2x34x34x1280_3x3x1280_sm80", "sm_80", conv(2, 34, 34, 1280, 3, 3, 1280)),
+    ("conv_s2_1x65x65x64_3x3x128_sm80", "sm_80", conv(1, 65, 65, 64, 3, 3, 128, stride=2)),
+    ("mm_nn_1024x1280x1280_sm89", "sm_89", contraction(0, 1024, 1280, 1280, "mk", "kn")),
+    ("conv_2x18x18x320_3x3x320_sm89", "sm_89", conv(2, 18, 18, 320, 3, 3, 320)),
 ]
 PIPELINES = ["vector_distribute", "tile_and_fuse"]
+
+
+def is_cuda(target):
+    return target.startswith("sm_")
+
+
+def pipelines_for(target):
+    # On CUDA IREE 3.13 crashes on VectorDistribute and picks TileAndFuse
+    # itself; Retune builds no VectorDistribute space there.
+    return ["tile_and_fuse"] if is_cuda(target) else PIPELINES
+
+
+def device_lines(target):
+    if is_cuda(target):
+        return (f'compile_flags = ["--iree-hal-target-device=cuda", "--iree-cuda-target={target}"]\n'
+                'devices = ["cuda://0"]')
+    return (f'compile_flags = ["--iree-hal-target-device=hip", "--iree-rocm-target={target}"]\n'
+            'devices = ["hip://0"]')
 
 
 def tune_toml(target, pipeline, iree_bin, entry):
@@ -114,8 +145,7 @@ timeout_s = 120
 dir = "off"
 [iree]
 tools_dir = "{iree_bin}"
-compile_flags = ["--iree-hal-target-device=hip", "--iree-rocm-target={target}"]
-devices = ["hip://0"]
+{device_lines(target)}
 [gpu]
 pipelines = ["{pipeline}"]
 order = "shuffle"
@@ -136,7 +166,8 @@ def first_error(log_path):
 
 def run_target(tools, iree_bin, work, target, cases, pipeline):
     """One plan for every case of `target` (one function each); returns
-    {case: (emitted, compiled, {error: [candidates]})} or an error string."""
+    {case: (emitted, compiled, applied, {error: [candidates]})} or an error
+    string."""
     d = os.path.join(work, f"{target}-{pipeline}")
     os.makedirs(d, exist_ok=True)
     with open(os.path.join(d, "model.mlir"), "w") as f:
@@ -151,27 +182,33 @@ def run_target(tools, iree_bin, work, target, cases, pipeline):
         if p.returncode != 0:
             lines = (p.stdout + p.stderr).strip().splitlines() or ["(no output)"]
             return f"{' '.join(cmd[:2])} failed: {lines[-1][:200]}"
-    results = {name: (0, 0, {}) for name, _, _ in cases}
+    results = {name: (0, 0, 0, {}) for name, _, _ in cases}
     index = json.load(open(os.path.join(build, "dispatches", "index.json")))
     for dispatch in index["dispatches"]:
         name = next((c for c, _, _ in cases if dispatch["name"].startswith(c + "_dispatch_")), None)
         if name is None:
             continue
         ident = dispatch["id"]
-        emitted, compiled, errors = results[name]
+        emitted, compiled, applied, errors = results[name]
+        try:
+            baseline = json.load(open(os.path.join(build, "artifacts", ident, "baseline.json")))["artifact_hash"]
+        except (OSError, ValueError, KeyError):
+            baseline = None
         for spec in glob.glob(os.path.join(build, "candidates", ident, "[0-9]*.spec.mlir")):
             n = os.path.basename(spec).split(".")[0]
             emitted += 1
             record = os.path.join(build, "artifacts", ident, f"{n}.json")
             try:
-                status = json.load(open(record)).get("status")
+                compile_record = json.load(open(record))
+                status = compile_record.get("status")
             except (OSError, ValueError):
-                status = "missing"
+                status, compile_record = "missing", {}
             if status == "ok":
                 compiled += 1
+                applied += compile_record.get("artifact_hash") != baseline
             else:
                 errors.setdefault(first_error(record + ".log"), []).append(f"{ident[:8]}/{n}")
-        results[name] = (emitted, compiled, errors)
+        results[name] = (emitted, compiled, applied, errors)
     return results
 
 
@@ -186,10 +223,10 @@ def main():
     failed, total_e, total_c = 0, 0, 0
     start = time.time()
     print(f"{SAMPLE} shuffled candidates (seed {SEED}) per case and pipeline, compiled with {iree_bin}")
-    print(f"{'case':36} {'target':8} {'pipeline':18} {'emitted':>7} {'compiled':>8}  first error")
+    print(f"{'case':36} {'target':8} {'pipeline':18} {'emitted':>7} {'compiled':>8} {'applied':>7}  first error")
     for target in dict.fromkeys(t for _, t, _ in cases):
         mine = [c for c in cases if c[1] == target]
-        for pipeline in PIPELINES:
+        for pipeline in pipelines_for(target):
             t0 = time.time()
             results = run_target(tools, iree_bin, work, target, mine, pipeline)
             if isinstance(results, str):
@@ -197,12 +234,17 @@ def main():
                 print(f"{'(all ' + target + ')':36} {target:8} {pipeline:18}  BROKEN: {results}")
                 continue
             for name, _, _ in mine:
-                emitted, compiled, errors = results[name]
+                emitted, compiled, applied, errors = results[name]
                 first = next(iter(errors), "")
-                print(f"{name:36} {target:8} {pipeline:18} {emitted:7} {compiled:8}  {first}", flush=True)
+                if is_cuda(target) and applied != compiled and not first:
+                    first = f"{compiled - applied} compiled to IREE's own module (spec not applied)"
+                print(f"{name:36} {target:8} {pipeline:18} {emitted:7} {compiled:8} {applied:7}  {first}", flush=True)
                 for err, which in list(errors.items())[1:]:
-                    print(f"{'':72}  {len(which)} x {err}")
-                failed += compiled != emitted
+                    print(f"{'':80}  {len(which)} x {err}")
+                # VectorDistribute has no space, by rule, for unaligned shapes
+                # and strided convolutions; on CUDA TileAndFuse must have one.
+                failed += compiled != emitted or (
+                    is_cuda(target) and (emitted == 0 or applied != compiled))
                 total_e += emitted
                 total_c += compiled
             print(f"  ({target} {pipeline}: {time.time() - t0:.0f} s)", flush=True)

@@ -731,7 +731,7 @@ std::string targetFamily(StringRef mlirText, StringRef fileName) {
   }
   for (const IreeTarget &target : *targets)
     if (target.isGpu())
-      return "gpu";
+      return target.backend == "cuda" ? "cuda" : "gpu";
   return targets->empty() ? "gpu" : "cpu";
 }
 

@@ -134,8 +134,9 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
                                        llvm::StringRef logPath,
                                        unsigned timeoutSeconds = 300);
 
-/// "cpu" when the file's executable target is llvm-cpu, else "gpu": how a
-/// spec is passed to iree-compile (CPU before v3.11 differs).
+/// "cpu" when the file's executable target is llvm-cpu, "cuda" for CUDA,
+/// else "gpu": how a spec is passed to iree-compile (CPU before v3.11 and
+/// CUDA differ, IreeSyntax::specFlags).
 std::string targetFamily(llvm::StringRef mlirText, llvm::StringRef fileName);
 
 } // namespace retune::iree

@@ -39,7 +39,7 @@ struct CompileRequest {
   /// Target and user flags (e.g. --iree-hal-target-device=hip
   /// --iree-rocm-target=gfx942).
   std::vector<std::string> flags;
-  /// "gpu" or "cpu": how the spec is passed (CPU before v3.11 differs).
+  /// "gpu", "cuda" or "cpu": how the spec is passed (IreeSyntax::specFlags).
   std::string family = "gpu";
   bool fromExecutableSources = true;
   /// amdsharktuner: 16 s per dispatch candidate, 120 s per model.

@@ -98,7 +98,7 @@ std::string newerReleaseWarning(const IreeVersion &version) {
 }
 
 std::string IreeSyntax::pipeline(StringRef family, StringRef name) const {
-  bool gpu = family == "gpu" || family == "rocm";
+  bool gpu = family == "gpu" || family == "rocm" || family == "cuda";
   if (pipelineAttributes)
     return (gpu ? "#iree_gpu.pipeline<" : "#iree_cpu.pipeline<") + name.str() +
            ">";
@@ -120,7 +120,11 @@ std::string IreeSyntax::pipelineOptions(unsigned prefetchStages) const {
 
 std::vector<std::string> IreeSyntax::specFlags(StringRef family,
                                                StringRef specPath) const {
-  if (family == "cpu" && cpuUsesTransformLibrary)
+  // IREE 3.13's CUDA target runs its configuration pipeline without the
+  // tuning spec path (MaterializeTuningSpecs gets an empty one): a spec
+  // given with --iree-codegen-tuning-spec-path never reaches a CUDA
+  // dispatch, the transform library does.
+  if ((family == "cpu" && cpuUsesTransformLibrary) || family == "cuda")
     return {"--iree-codegen-transform-dialect-library=" + specPath.str() +
             "@__kernel_config"};
   return {"--iree-codegen-tuning-spec-path=" + specPath.str()};

@@ -111,6 +111,15 @@ TEST(IreeTools, SpellingTableCoversEveryKnownRelease) {
     EXPECT_NE(s.pipelineOptions(2).find(row.prefetch), std::string::npos);
     EXPECT_EQ(s.specFlags("cpu", "s.mlir"), std::vector<std::string>{row.cpuSpecFlag});
   }
+  // 3.13's CUDA target drops --iree-codegen-tuning-spec-path: a CUDA
+  // dispatch gets its spec as a transform library, and GPU pipeline names.
+  EXPECT_EQ(syntaxFor(13).specFlags("cuda", "s.mlir"),
+            std::vector<std::string>{
+                "--iree-codegen-transform-dialect-library=s.mlir@__kernel_config"});
+  EXPECT_EQ(syntaxFor(13).specFlags("gpu", "s.mlir"),
+            std::vector<std::string>{"--iree-codegen-tuning-spec-path=s.mlir"});
+  EXPECT_EQ(syntaxFor(13).pipeline("cuda", "TileAndFuse"),
+            "#iree_gpu.pipeline<TileAndFuse>");
   EXPECT_EQ(syntaxFor(12).pipeline("cpu", "Mmt4dTilingExpert"),
             "#iree_cpu.pipeline<Mmt4dTilingExpert>");
   EXPECT_EQ(syntaxFor(11).pipeline("cpu", "Mmt4dTilingExpert"),

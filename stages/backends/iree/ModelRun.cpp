@@ -16,9 +16,12 @@ namespace {
 /// How the spec is passed depends on the target family; the model names no
 /// target, its compile flags do.
 std::string familyOfFlags(ArrayRef<std::string> flags) {
-  for (StringRef flag : flags)
+  for (StringRef flag : flags) {
     if (flag.contains("llvm-cpu") || flag.ends_with("=local"))
       return "cpu";
+    if (flag.ends_with("=cuda"))
+      return "cuda";
+  }
   return "gpu";
 }
 } // namespace

@@ -81,7 +81,11 @@ Expected<CandidateSet> generateCandidates(const Problem &problem, const GpuTarge
     llvm::append_range(configs, *some);
   }
   set.configurations = configs.size();
-  set.candidates = expandKnobs(configs, options);
+  // Waves per EU is an AMDGPU function attribute: nothing to vary elsewhere.
+  GpuSearchOptions knobs = options;
+  if (target.isNvidia())
+    knobs.wavesPerEu = {0};
+  set.candidates = expandKnobs(configs, knobs);
   orderCandidates(set.candidates, target, options.ordering, options.seed);
   if (options.maxCandidates && set.candidates.size() > options.maxCandidates)
     set.candidates.resize(options.maxCandidates);
@@ -151,8 +155,9 @@ std::string emitCompilationInfo(const Candidate &candidate) {
   if (candidate.denormalFlushing)
     dict.push_back("iree_codegen.denormal_fp_math_f32 = "
                    "#iree_codegen.denormal_fp_math<\"preserve-sign\">");
-  dict.push_back("llvm_func_attrs = {\"amdgpu-waves-per-eu\" = \"" +
-                 std::to_string(candidate.wavesPerEu) + "\"}");
+  if (candidate.wavesPerEu > 0)
+    dict.push_back("llvm_func_attrs = {\"amdgpu-waves-per-eu\" = \"" +
+                   std::to_string(candidate.wavesPerEu) + "\"}");
 
   return "#iree_codegen.compilation_info<lowering_config = " + loweringConfig(lc) +
          ", translation_info = #iree_codegen.translation_info<pipeline = #iree_gpu.pipeline<" +

@@ -57,6 +57,7 @@ struct Candidate {
   GpuConfig config;
   int64_t prefetchStages = 2;
   std::optional<bool> noReduceBankConflicts;
+  /// AMDGPU's `amdgpu-waves-per-eu`; 0 on targets without it (NVIDIA).
   int64_t wavesPerEu = 2;
   bool denormalFlushing = false;
   std::string compilationInfo;

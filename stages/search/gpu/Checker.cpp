@@ -156,7 +156,9 @@ private:
   Error tileAndFuse(ArrayRef<unsigned> mDims, ArrayRef<unsigned> nDims, ArrayRef<unsigned> kDims,
                     ArrayRef<unsigned> batch, ArrayRef<unsigned> filter, ArrayRef<int64_t> sizes,
                     bool overPad) {
-    int64_t imn = g.mma->m, ik = g.mma->k;
+    // NVIDIA's MMA_SYNC intrinsics are not square (16x8): M and N each take
+    // their own intrinsic size.
+    int64_t im = g.mma->m, in = g.mma->n, ik = g.mma->k;
     SmallVector<int64_t> padded = pad(sizes, mDims, nDims, kDims, overPad);
     int64_t prodM = 1, prodN = 1, prodK = 1, prodSgM = 1, prodSgN = 1;
     for (unsigned d : mDims) {
@@ -184,15 +186,15 @@ private:
       if (g.reduction[d] != 1 || g.workgroup[d] != 0)
         return makeError("filter loops: reduction 1, workgroup 0");
     int64_t mIn = g.workgroup[mDims.back()], nIn = g.workgroup[nDims.back()];
-    if (mIn < imn || mIn % imn || nIn < imn || nIn % imn)
+    if (mIn < im || mIn % im || nIn < in || nIn % in)
       return makeError("inner tiles must be intrinsic multiples");
     if (prodM > 512 || prodN > 512 || prodK > 512 / ik)
       return makeError("tile products too large");
-    if (mIn % (g.subgroup[mDims.back()] * imn) || nIn % (g.subgroup[nDims.back()] * imn))
+    if (mIn % (g.subgroup[mDims.back()] * im) || nIn % (g.subgroup[nDims.back()] * in))
       return makeError("subgroup tile must divide the workgroup tile");
-    if (prodM % (prodSgM * imn) || prodN % (prodSgN * imn))
+    if (prodM % (prodSgM * im) || prodN % (prodSgN * in))
       return makeError("subgroup tiles inconsistent with the workgroup tiles");
-    int64_t sgM = prodM / (prodSgM * imn), sgN = prodN / (prodSgN * imn);
+    int64_t sgM = prodM / (prodSgM * im), sgN = prodN / (prodSgN * in);
     if (g.workgroupSize != std::array<int64_t, 3>{sgM * sgN * g.subgroupSize, 1, 1})
       return makeError("workgroup size must be [sg_m * sg_n * subgroup_size, 1, 1]");
     if (g.workgroupSize[0] > t.maxThreadsPerWorkgroup)

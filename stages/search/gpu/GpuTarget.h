@@ -36,6 +36,8 @@ struct GpuTarget {
   /// The reference uses the smallest subgroup size (64 on CDNA, 32 on RDNA).
   int64_t minSubgroupSize() const;
   bool hasIntrinsic(StringRef name) const;
+  /// An NVIDIA target (`sm_*`, IREE's CUDA target).
+  bool isNvidia() const { return StringRef(arch).starts_with("sm_"); }
 };
 
 /// Returns the balanced `#iree_gpu.target<...>` text inside `text`, if any.

@@ -302,6 +302,7 @@ Space buildTileAndFuse(const Problem &problem, const GpuTarget &target,
   space.label = std::string("tile_and_fuse/") +
                 (shape.useIgemm ? (*shape.useIgemm ? "igemm/" : "direct/") : "") + mma.name;
   Model &md = space.model;
+  // M takes the intrinsic's m, N its n: NVIDIA's MMA_SYNC is 16x8.
   int64_t mn = mma.m, ik = mma.k, sgSize = target.minSubgroupSize();
   SmallVector<int64_t> padded = paddedSizes(dims, mma, shape.overPad);
   bool needsPadding = padded != dims.sizes;
@@ -688,6 +689,24 @@ Expected<std::vector<Space>> convolutionSpaces(const Problem &problem, const Gpu
   return spaces;
 }
 
+/// The intrinsics a contraction or convolution space of `pipeline` is built
+/// with. VectorDistribute's systems (the reference's) take one square
+/// intrinsic_mn. TileAndFuse takes M and N sizes apart, so NVIDIA's 16x8
+/// MMA_SYNC fits; not NV_WMMA: IREE 3.13's TileAndFuse fails every NV_WMMA
+/// config for sm_80 ("'tensor.expand_shape' op expected dimension 2 of
+/// collapsed type to be static value of ...").
+SmallVector<const Intrinsic *> intrinsicsFor(const GpuTarget &target, Pipeline pipeline,
+                                             StringRef lhs, StringRef rhs, StringRef acc) {
+  SmallVector<const Intrinsic *> result;
+  for (const Intrinsic *in : compatibleIntrinsics(target, lhs, rhs, acc, false)) {
+    if (pipeline == Pipeline::VectorDistribute ? in->m != in->n
+                                               : StringRef(in->name).starts_with("NV_WMMA"))
+      continue;
+    result.push_back(in);
+  }
+  return result;
+}
+
 } // namespace
 
 Expected<std::vector<Space>> buildSpaces(const Problem &problem, const GpuTarget &target,
@@ -695,6 +714,10 @@ Expected<std::vector<Space>> buildSpaces(const Problem &problem, const GpuTarget
   if (Error e = checkProblem(problem))
     return std::move(e);
   std::vector<Space> spaces;
+  // IREE 3.13 crashes in GPUVectorAlloc (deriveThreadTileSizes) on every
+  // VectorDistribute config for CUDA; it picks TileAndFuse there itself.
+  if (pipeline == Pipeline::VectorDistribute && target.isNvidia())
+    return spaces;
   const auto &types = problem.elementTypes;
   StringRef acc = types[problem.numInputs];
   switch (problem.kind) {
@@ -702,9 +725,7 @@ Expected<std::vector<Space>> buildSpaces(const Problem &problem, const GpuTarget
     Expected<GemmDims> dims = contractionDims(problem);
     if (!dims)
       return dims.takeError();
-    for (const Intrinsic *in : compatibleIntrinsics(target, types[0], types[1], acc, false)) {
-      if (in->m != in->n)
-        continue; // The reference's systems use one intrinsic_mn.
+    for (const Intrinsic *in : intrinsicsFor(target, pipeline, types[0], types[1], acc)) {
       if (pipeline == Pipeline::VectorDistribute) {
         if (std::optional<Space> space =
                 buildVectorDistribute(problem, target, options, *dims, *in, false))
@@ -721,11 +742,8 @@ Expected<std::vector<Space>> buildSpaces(const Problem &problem, const GpuTarget
   case OpKind::Elementwise:
     return spaces; // never a dispatch root
   case OpKind::Convolution: {
-    SmallVector<const Intrinsic *> intrinsics;
-    for (const Intrinsic *in : compatibleIntrinsics(target, types[0], types[1], acc, false))
-      if (in->m == in->n)
-        intrinsics.push_back(in);
-    return convolutionSpaces(problem, target, pipeline, options, intrinsics);
+    return convolutionSpaces(problem, target, pipeline, options,
+                             intrinsicsFor(target, pipeline, types[0], types[1], acc));
   }
   case OpKind::Attention: {
     // The reference has no TileAndFuse attention space.

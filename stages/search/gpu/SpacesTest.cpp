@@ -60,6 +60,57 @@ TEST(Spaces, ContractionSolutionsPassTheChecker) {
   }
 }
 
+/// sm_80 as IREE 3.13 prints it in a CUDA dispatch's executable target
+/// (`--iree-hal-target-device=cuda --iree-cuda-target=sm_80`).
+GpuTarget sm80() {
+  return cantFail(parseGpuTargetAttr(
+      "#iree_gpu.target<arch = \"sm_80\", features = \"+ptx76\", wgp = <compute "
+      "= fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, "
+      "subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = "
+      "[<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, "
+      "<NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_WMMA_F32_16x16x16_F16>, "
+      "<NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], "
+      "max_workgroup_sizes = [1024, 1024, 1024], "
+      "max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = "
+      "166912, max_workgroup_counts = [2147483647, 65535, 65535]>>"));
+}
+
+TEST(Spaces, NvidiaGetsTileAndFuseWithMmaSyncOnly) {
+  // What IREE 3.13 compiles for sm_80: TileAndFuse with the 16x8x16
+  // MMA_SYNC intrinsics (VectorDistribute crashes, NV_WMMA fails under
+  // TileAndFuse); M and N take the intrinsic's own sizes.
+  GpuTarget target = sm80();
+  EXPECT_TRUE(target.isNvidia());
+  EXPECT_FALSE(gfx942().isNvidia());
+  for (const Problem &p : {makeMatmul(2048, 1280, 1280, "f16", "f32", "sm_80"),
+                           makeMatmul(5369, 112, 112, "f16", "f32", "sm_80"),
+                           makeConvNhwcHwcf(2, 32, 32, 256, 3, 3, 128)}) {
+    Expected<std::vector<GpuConfig>> vd =
+        enumerateConfigs(p, target, Pipeline::VectorDistribute, {});
+    ASSERT_TRUE(bool(vd)) << toString(vd.takeError());
+    EXPECT_TRUE(vd->empty()) << p.readableName();
+    Expected<std::vector<GpuConfig>> tf =
+        enumerateConfigs(p, target, Pipeline::TileAndFuse, {});
+    ASSERT_TRUE(bool(tf)) << toString(tf.takeError());
+    EXPECT_FALSE(tf->empty()) << p.readableName();
+    for (const GpuConfig &config : *tf) {
+      EXPECT_TRUE(StringRef(config.mma->name).starts_with("NV_MMA_SYNC"));
+      EXPECT_EQ(config.subgroupSize, 32);
+      Error e = checkConfig(p, target, config);
+      ASSERT_FALSE(bool(e)) << p.readableName() << ": " << toString(std::move(e));
+    }
+  }
+  GpuSearchOptions options;
+  options.pipelines = {Pipeline::TileAndFuse};
+  options.maxCandidates = 4;
+  Expected<CandidateSet> set = generateCandidates(
+      makeMatmul(2048, 1280, 1280, "f16", "f32", "sm_80"), target, options);
+  ASSERT_TRUE(bool(set)) << toString(set.takeError());
+  ASSERT_FALSE(set->candidates.empty());
+  for (const Candidate &c : set->candidates)
+    EXPECT_EQ(c.compilationInfo.find("amdgpu"), std::string::npos) << c.compilationInfo;
+}
+
 TEST(Spaces, ConvolutionSolutionsPassTheChecker) {
   Problem conv = makeConvNhwcHwcf(2, 32, 32, 256, 3, 3, 128);
   expectAllValid(conv, Pipeline::VectorDistribute, 1);
