@@ -190,6 +190,11 @@ std::string writeSelectEdge(NinjaWriter &w, const DispatchRound &round,
 /// MLIR first, into the build directory.
 std::string modelForTools(const TuneConfig &config);
 
+/// Where an imported model's weights go when they are external
+/// (TuneConfig::externalParameters), relative to the build directory, in
+/// the parameter scope `model`.
+inline constexpr llvm::StringLiteral kParameterArchive = "import/model.irpa";
+
 /// The built-in backends' factories (pipeline/backends/).
 std::unique_ptr<Backend> makeMlirCpuBackend();
 std::unique_ptr<Backend> makeIreeBackend();

@@ -217,6 +217,9 @@ const std::map<std::string, TableParser> &tableParsers() {
        [](TableReader &r, TuneConfig &c) -> Error {
          if (Error err = r.stringKey("path", c.modelPath))
            return err;
+         if (Error err = r.stringKey("parameters", c.parameters,
+                                     {"auto", "external", "inline"}))
+           return err;
          return r.stringKey("entry", c.entry);
        }},
       {"backend",
@@ -524,6 +527,16 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
                           "\" or \"") +
                      "\" (it imports ONNX with iree-import-onnx)");
   return config;
+}
+
+bool TuneConfig::externalParameters() const {
+  if (!modelIsOnnx() || parameters == "inline")
+    return false;
+  if (parameters == "external")
+    return true;
+  uint64_t size = 0;
+  return !sys::fs::file_size(modelPath, size) &&
+         size >= kExternalParametersBytes;
 }
 
 std::string TuneConfig::where(StringRef key) const {

@@ -98,6 +98,29 @@ TEST(ConfigTest, BadValuesNameKeyLineAndRange) {
       << error;
 }
 
+TEST(ConfigTest, ParametersDecideWhereAnImportedModelsWeightsGo) {
+  auto configOf = [](StringRef text) {
+    Expected<TuneConfig> config = parseConfig(text, "/repo/tune.toml");
+    EXPECT_TRUE(static_cast<bool>(config)) << toString(config.takeError());
+    return config ? *config : TuneConfig();
+  };
+  // "auto" goes by the ONNX file's size; a missing file stays inline.
+  TuneConfig automatic = configOf("[model]\npath = \"m.onnx\"\n[backend]\nkind = \"iree\"\n");
+  EXPECT_EQ(automatic.parameters, "auto");
+  EXPECT_FALSE(automatic.externalParameters());
+  EXPECT_TRUE(configOf("[backend]\nkind = \"iree\"\n[model]\npath = \"m.onnx\"\nparameters = \"external\"\n")
+                  .externalParameters());
+  // An .mlir model carries its weights as written: nothing to externalize.
+  EXPECT_FALSE(configOf("[model]\npath = \"m.mlir\"\nparameters = \"external\"\n")
+                   .externalParameters());
+  std::string error =
+      errorOf("[model]\npath = \"m.onnx\"\nparameters = \"somewhere\"\n[backend]\nkind = \"iree\"\n");
+  EXPECT_NE(error.find("tune.toml:3: [model] parameters must be one of: auto, "
+                       "external, inline"),
+            std::string::npos)
+      << error;
+}
+
 TEST(ConfigTest, SyntaxErrorNamesLine) {
   std::string error = errorOf("[model]\npath = \"m.mlir\"\n[tune\n");
   EXPECT_NE(error.find("tune.toml:3:"), std::string::npos) << error;

@@ -36,6 +36,11 @@ Error checkCacheDir(const TuneConfig &config) {
 Error checkPlanInputs(const TuneConfig &config) {
   if (Error err = checkModelFile(config))
     return err;
+  if (config.parameters == "external" && !config.modelIsOnnx())
+    return makeError(config.where("model.parameters") +
+                     "[model] parameters = \"external\" needs an ONNX model "
+                     "(the import writes the archive); " +
+                     config.modelPath + " is not one");
   if (Error err = checkCacheDir(config))
     return err;
   Expected<std::unique_ptr<Backend>> backend = makeBackend(config.backend);

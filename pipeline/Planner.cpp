@@ -275,14 +275,24 @@ Expected<std::string> planManifest(const TuneConfig &config,
   planInputs.insert(planInputs.end(), dumpOutputs.begin(), dumpOutputs.end());
   planInputs.insert(planInputs.end(), graph.specs.begin(), graph.specs.end());
   w.blank();
-  if (config.modelIsOnnx())
+  if (config.modelIsOnnx()) {
+    // Weights as parameters: the archive is the import's too, written
+    // before the model file appears (rules/iree.ninja).
+    bool external = config.externalParameters();
+    std::vector<std::string> archive;
+    if (external)
+      archive.push_back(kParameterArchive.str());
     w.build({{modelForTools(config)},
-             {},
+             archive,
              "import",
              {config.modelPath},
              {},
              {},
-             {}});
+             {{"import_flags",
+               external ? "--externalize-params --params-scope=model "
+                          "--save-params-to=" + kParameterArchive.str()
+                        : std::string()}}});
+  }
   backend.writeModelSteps(w, config);
   if (dumps)
     w.build({{"dispatches/index.json"},

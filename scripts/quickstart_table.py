@@ -36,6 +36,9 @@ def main():
         if not os.path.exists(path):
             sys.exit(f"quickstart: {path} is missing; run `ninja -C {build} tune` again")
     function, inputs = measure.signature_inputs(f"{build}/import/model.mlir")
+    # Weights imported as parameters ([model] parameters): both builds need them.
+    archive = f"{build}/import/model.irpa"
+    extra = [f"--parameters=model={archive}"] if os.path.exists(archive) else []
     session = measure.ort_session(args.onnx, args.threads)
     feeds = measure.ort_feeds(session)
     times = {name: [] for name in modules}
@@ -43,7 +46,7 @@ def main():
     for _ in range(ROUNDS):  # interleaved: drift hits all three alike
         for name, path in modules.items():
             times[name] += measure.iree_samples(args.bin_dir, path, function,
-                                                inputs, args.threads)
+                                                inputs, args.threads, extra)
         times["onnxruntime"] += measure.ort_samples(session, feeds)
     med = {k: statistics.median(v) * 1e3 for k, v in times.items()}
     base = med["IREE default"]

@@ -41,13 +41,14 @@ def device_flags(threads):
     return ["--device=local-task", f"--task_topology_group_count={threads}"]
 
 
-def iree_samples(bin_dir, vmfb, function, inputs, threads):
-    """Seconds per call: real_time of every repetition."""
+def iree_samples(bin_dir, vmfb, function, inputs, threads, extra=()):
+    """Seconds per call: real_time of every repetition; `extra`: further
+    flags (a parameter archive)."""
     with tempfile.NamedTemporaryFile(suffix=".json") as out:
         subprocess.run(
             [f"{bin_dir}/iree-benchmark-module", f"--module={vmfb}",
              f"--function={function}", *device_flags(threads),
-             *[f"--input={i}" for i in inputs],
+             *[f"--input={i}" for i in inputs], *extra,
              f"--benchmark_repetitions={REPETITIONS}",
              "--benchmark_report_aggregates_only=false",
              f"--benchmark_out={out.name}", "--benchmark_out_format=json"],
@@ -117,6 +118,9 @@ def main():
     parser.add_argument("--mlir-cpu")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--json", help="write the medians (ms) here")
+    parser.add_argument("--parameters",
+                        help="the parameter archive (scope `model`) of a model imported "
+                             "with its weights external")
     args = parser.parse_args()
     work = tempfile.mkdtemp()
     default_vmfb, tuned_vmfb = f"{work}/default.vmfb", f"{work}/tuned.vmfb"
@@ -127,6 +131,7 @@ def main():
         print(f"{args.name:8} Retune's compile flags: {' '.join(tuned_flags)}")
     compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb, tuned_flags)
     function, inputs = signature_inputs(args.model)
+    extra = [f"--parameters=model={args.parameters}"] if args.parameters else []
     medians = {}
     for threads in args.threads:
         times = {"default": [], "tuned": [], "ort": []}
@@ -134,9 +139,9 @@ def main():
         feeds = ort_feeds(session) if session else None
         for _ in range(ROUNDS):  # interleaved: drift hits all three alike
             times["default"] += iree_samples(args.bin_dir, default_vmfb,
-                                             function, inputs, threads)
+                                             function, inputs, threads, extra)
             times["tuned"] += iree_samples(args.bin_dir, tuned_vmfb, function,
-                                           inputs, threads)
+                                           inputs, threads, extra)
             if session:
                 times["ort"] += ort_samples(session, feeds)
         med = {k: statistics.median(v) * 1e3 for k, v in times.items() if v}

@@ -50,9 +50,12 @@ for m in "${models[@]}"; do
   ninja -C "$dir/build" tune >"$dir/tune.log" 2>&1 || { tail -30 "$dir/tune.log"; exit 1; }
   sed -n '/tuning summary/,$p' "$dir/tune.log"
   echo "$m: tuned in $((SECONDS - start)) s"
+  # Weights imported as a parameter archive ([model] parameters = "auto").
+  params=; [ -f "$dir/build/import/model.irpa" ] && params=$dir/build/import/model.irpa
   "$venv/bin/python" "$root/bench/iree/measure.py" "$venv/bin" "$m" \
     "$dir/build/import/model.mlir" "$dir/build/tuning_spec.mlir" "$dir/model.onnx" \
-    --flags-file "$dir/build/compile_flags.txt" --threads 1 --json "$dir/medians.json"
+    --flags-file "$dir/build/compile_flags.txt" --threads 1 --json "$dir/medians.json" \
+    ${params:+--parameters "$params"}
 done
 
 echo "== the model zoo (measured interleaved in this run)"

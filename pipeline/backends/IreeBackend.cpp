@@ -431,6 +431,11 @@ public:
       return resolved.takeError();
     if (Error err = checkCudaTarget(*resolved, paths.buildDir))
       return std::move(err);
+    // Every run of the whole model (flag search, model step, output checks)
+    // is given the import's parameter archive.
+    if (resolved->externalParameters())
+      resolved->iree.benchmarkFlags.push_back("--parameters=model=" +
+                                              kParameterArchive.str());
     if (Error err = writeFlagSearch(*resolved, paths.buildDir))
       return std::move(err);
     // A plain file like compiler.id: written only when its bytes change.

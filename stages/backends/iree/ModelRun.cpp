@@ -67,9 +67,11 @@ Error ModelRunner::makeReference(StringRef referenceTag) {
       seedInputs(invocation.flags, runOptions.workDir, /*seed=*/1);
   if (!seeded)
     return seeded.takeError();
-  // Only the inputs: other benchmark flags are iree-benchmark-module's.
+  // The inputs and the weights (a parameter archive): other benchmark
+  // flags are iree-benchmark-module's.
   for (const std::string &flag : *seeded)
-    if (StringRef(flag).starts_with("--input"))
+    if (StringRef(flag).starts_with("--input") ||
+        StringRef(flag).starts_with("--parameters"))
       seededInputs.push_back(flag);
   Expected<Reference> written = writeReference(tools, runRequest(referenceTag),
                                                runOptions.inWork("reference"));
