@@ -29,6 +29,7 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
   FlagSetOutcome outcome;
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
+  outcome.compileSeconds = compiled.seconds;
   if (compiled.status != Status::Ok) {
     outcome.status = compiled.status;
     outcome.message = compiled.message;
@@ -73,6 +74,7 @@ Error runFlagsStage(const FlagsOptions &options) {
   if (!base)
     return base.takeError();
   FlagChoice choice;
+  choice.defaultCompileSeconds = base->seconds;
   for (auto [k, set] : enumerate(*sets))
     choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str()));
   for (const FlagSetOutcome &o : choice.sets)

@@ -95,7 +95,8 @@ json::Value toJson(const FlagChoice &choice) {
   for (const FlagSetOutcome &o : choice.sets) {
     json::Object entry{{"flags", toArray(o.flags)},
                        {"status", toString(o.status)},
-                       {"message", o.message}};
+                       {"message", o.message},
+                       {"compile_s", o.compileSeconds}};
     if (o.status == Status::Ok) {
       entry["median_s"] = o.medianSeconds;
       entry["ratio"] = o.ratio;
@@ -104,6 +105,7 @@ json::Value toJson(const FlagChoice &choice) {
   }
   return json::Object{{"schema", schema::kFlags},
                       {"default_median_s", choice.defaultMedianSeconds},
+                      {"default_compile_s", choice.defaultCompileSeconds},
                       {"sets", std::move(sets)},
                       {"chosen", toArray(choice.chosen)},
                       {"reason", choice.reason}};
@@ -120,6 +122,8 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
   choice.chosen = std::move(*chosen);
   choice.defaultMedianSeconds =
       object->getNumber("default_median_s").value_or(0);
+  choice.defaultCompileSeconds =
+      object->getNumber("default_compile_s").value_or(0);
   choice.reason = object->getString("reason").value_or("").str();
   if (const json::Array *sets = object->getArray("sets"))
     for (const json::Value &set : *sets) {
@@ -136,9 +140,25 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
       o.message = entry->getString("message").value_or("").str();
       o.medianSeconds = entry->getNumber("median_s").value_or(0);
       o.ratio = entry->getNumber("ratio").value_or(0);
+      o.compileSeconds = entry->getNumber("compile_s").value_or(0);
       choice.sets.push_back(std::move(o));
     }
   return choice;
+}
+
+/// What compiling the model with the set costs next to the default flags,
+/// said as part of the reason ("" when either time is unknown); a set that
+/// compiles more than twice as long is called out.
+static std::string compileCost(const FlagSetOutcome &set,
+                               double defaultSeconds) {
+  if (!(set.compileSeconds > 0) || !(defaultSeconds > 0))
+    return "";
+  double ratio = set.compileSeconds / defaultSeconds;
+  return formatv("; it compiles in {0:f1} s ({1:f2}x the default flags' "
+                 "{2:f1} s{3})",
+                 set.compileSeconds, ratio, defaultSeconds,
+                 ratio > 2 ? ": a slower build for every tune and deploy" : "")
+      .str();
 }
 
 void chooseFlagSet(FlagChoice &choice, double margin) {
@@ -152,6 +172,7 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
                             "flags' time",
                             join(best->flags, " "), best->ratio)
                         .str();
+    choice.reason += compileCost(*best, choice.defaultCompileSeconds);
     return;
   }
   choice.chosen.clear();

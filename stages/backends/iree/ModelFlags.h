@@ -50,11 +50,16 @@ struct FlagSetOutcome {
   /// Median time over the default build's, measured interleaved; 0 when
   /// the set failed.
   double ratio = 0;
+  /// Seconds the whole-model compile with the set took (part of what a
+  /// set costs: a nightly run compiles the model many times).
+  double compileSeconds = 0;
 };
 
 /// flags/chosen.json.
 struct FlagChoice {
   double defaultMedianSeconds = 0;
+  /// Seconds the whole-model compile with the default flags took.
+  double defaultCompileSeconds = 0;
   std::vector<FlagSetOutcome> sets;
   /// The chosen set (empty: the default flags won).
   FlagSet chosen;

@@ -41,6 +41,30 @@ TEST(ModelFlags, DefaultStaysWithinTheMarginOrWhenAllFail) {
   EXPECT_NE(failed.reason.find("every flag set failed"), std::string::npos);
 }
 
+TEST(ModelFlags, TheReasonSaysWhatTheChosenSetCostsToCompile) {
+  // A set that wins by 20% but compiles 10x longer is chosen, and the
+  // reason says what every build will cost.
+  FlagChoice choice;
+  choice.defaultCompileSeconds = 3;
+  choice.sets = {measured({"--slow-build"}, 0.8)};
+  choice.sets[0].compileSeconds = 30;
+  chooseFlagSet(choice, 0.02);
+  EXPECT_EQ(choice.chosen, FlagSet{"--slow-build"});
+  EXPECT_NE(choice.reason.find("it compiles in 30.0 s (10.00x the default "
+                               "flags' 3.0 s: a slower build"),
+            std::string::npos)
+      << choice.reason;
+  Expected<FlagChoice> back = flagChoiceFromJson(toJson(choice));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_DOUBLE_EQ(back->defaultCompileSeconds, 3);
+  EXPECT_DOUBLE_EQ(back->sets[0].compileSeconds, 30);
+  choice.sets[0].compileSeconds = 3.3;
+  chooseFlagSet(choice, 0.02);
+  EXPECT_NE(choice.reason.find("(1.10x the default flags' 3.0 s)"),
+            std::string::npos)
+      << choice.reason;
+}
+
 TEST(ModelFlags, RecordsRoundTrip) {
   FlagChoice choice;
   choice.defaultMedianSeconds = 0.01;
