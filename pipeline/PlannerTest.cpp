@@ -54,6 +54,13 @@ protected:
     ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/candidates/" + id + "/index.json").str(), toJson(index))));
   }
+  void useIree(StringRef version) {
+    config.backend = "iree";
+    config.iree.compile = "/ir/iree-compile";
+    config.iree.opt = "/ir/iree-opt";
+    config.iree.benchmark = "/ir/iree-benchmark-module";
+    config.iree.version = version.str();
+  }
   std::string plan() {
     Expected<std::string> manifest = planManifest(config, paths);
     if (!manifest) {
@@ -234,11 +241,7 @@ TEST_F(PlannerTest, StaleCandidateIndexOfAnotherDispatchIsIgnored) {
 }
 
 TEST_F(PlannerTest, IreePlanMeasuresBaselinesOnEveryDevice) {
-  config.backend = "iree";
-  config.iree.compile = "/ir/iree-compile";
-  config.iree.opt = "/ir/iree-opt";
-  config.iree.benchmark = "/ir/iree-benchmark-module";
-  config.iree.version = "3.11.0";
+  useIree("3.11.0");
   config.iree.compileFlags = {"--iree-hal-target-device=hip",
                               "--iree-rocm-target=gfx942"};
   config.iree.benchmarkFlags = {"--input=@in put.npy"};
@@ -266,12 +269,28 @@ TEST_F(PlannerTest, IreePlanMeasuresBaselinesOnEveryDevice) {
             std::string::npos);
 }
 
+TEST_F(PlannerTest, IreeThreadsRunEveryModuleOnThatManyWorkers) {
+  useIree("3.13.0");
+  config.threads = 2;
+  config.iree.devices = {"local-task"};
+  std::string manifest = plan();
+  EXPECT_NE(manifest.find(" --device-flag=--task_topology_group_count=2\n"),
+            std::string::npos)
+      << manifest;
+  // local-sync runs one thread: two are refused, naming the key.
+  config.iree.devices = {"local-sync"};
+  config.keyLines["tune.threads"] = 7;
+  Expected<std::unique_ptr<Backend>> backend = makeBackend("iree");
+  ASSERT_TRUE(static_cast<bool>(backend));
+  Error err = (*backend)->checkModel(config);
+  ASSERT_TRUE(static_cast<bool>(err));
+  EXPECT_NE(toString(std::move(err)).find("/repo/tune.toml:7: [tune] threads = "
+                                          "2: device 'local-sync'"),
+            std::string::npos);
+}
+
 TEST_F(PlannerTest, IreeBenchesOnTheHostCpuWaitForEveryCompile) {
-  config.backend = "iree";
-  config.iree.compile = "/ir/iree-compile";
-  config.iree.opt = "/ir/iree-opt";
-  config.iree.benchmark = "/ir/iree-benchmark-module";
-  config.iree.version = "3.13.0";
+  useIree("3.13.0");
   config.iree.devices = {"local-sync"};
   writeDispatches();
   writeCandidates("aaaa", 2);

@@ -65,6 +65,12 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
       shellQuote("--iree-benchmark-module=" + i.benchmark)};
   if (!i.version.empty())
     tools.push_back(shellQuote("--iree-version=" + i.version));
+  // [tune] threads on IREE's multi-threaded CPU driver: every run of a
+  // module (dispatch benches, the flag search, the model step, output
+  // checks) uses that many workers.
+  if (llvm::any_of(i.devices, [](StringRef d) { return d == "local-task"; }))
+    tools.push_back(shellQuote("--device-flag=--task_topology_group_count=" +
+                               std::to_string(c.threads)));
   w.variable("iree_tools", join(tools, " "));
   if (c.modelIsOnnx())
     w.variable("iree_import_onnx", shellQuote(i.importOnnx));
@@ -266,6 +272,20 @@ Error checkIreeEntry(const TuneConfig &config) {
   return Error::success();
 }
 
+/// [tune] threads above 1 needs a device that runs that many: IREE's
+/// `local-task` (`local-sync` runs one thread; a GPU takes no thread count).
+Error checkThreads(const TuneConfig &config) {
+  if (config.threads <= 1)
+    return Error::success();
+  for (const std::string &device : config.iree.devices)
+    if (device != "local-task")
+      return makeError(config.where("tune.threads") + "[tune] threads = " +
+                       std::to_string(config.threads) + ": device '" + device +
+                       "' does not run that many; use [iree] devices = "
+                       "[\"local-task\"] (IREE's multi-threaded CPU driver)");
+  return Error::success();
+}
+
 /// iree-import-onnx: tune.toml's path, else the one beside iree-compile (the
 /// same installation), else PATH.
 Expected<std::string> findImportOnnx(const TuneConfig &config,
@@ -421,6 +441,8 @@ public:
   }
 
   Error checkModel(const TuneConfig &config) const override {
+    if (Error err = checkThreads(config))
+      return err;
     return checkIreeEntry(config);
   }
 

@@ -198,7 +198,9 @@ BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
   BenchOutcome outcome;
   if (!request.jsonPath.empty())
     sys::fs::remove(request.jsonPath);
-  ChildOutcome child = runLimited(tools.benchmark, benchArgs(request),
+  std::vector<std::string> args = benchArgs(request);
+  args.insert(args.end(), tools.deviceFlags.begin(), tools.deviceFlags.end());
+  ChildOutcome child = runLimited(tools.benchmark, args,
                                   request.timeoutSeconds, 0, request.logPath);
   outcome.seconds = child.seconds;
   outcome.startedAt = child.startedAt;

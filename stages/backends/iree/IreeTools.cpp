@@ -261,8 +261,11 @@ Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
                               StringRef logDir) {
   if (Error err = createParentDirs((logDir + "/x").str()))
     return std::move(err);
-  return findIreeTools({options.compile, options.opt, options.benchmark, "",
-                        options.version});
+  Expected<IreeTools> tools = findIreeTools(
+      {options.compile, options.opt, options.benchmark, "", options.version});
+  if (tools)
+    tools->deviceFlags = options.deviceFlags;
+  return tools;
 }
 
 Expected<IreeSyntax> syntaxFrom(const IreeToolOptions &options) {

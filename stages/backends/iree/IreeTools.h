@@ -88,6 +88,10 @@ struct IreeTools {
   /// "the project's .venv".
   std::string foundIn;
   IreeVersion version;
+  /// Flags of the device every run of a module takes (benchmarks, output
+  /// checks): `--task_topology_group_count=N` for [tune] threads on
+  /// `local-task`.
+  std::vector<std::string> deviceFlags;
   IreeSyntax syntax() const { return syntaxFor(version.line); }
 };
 
@@ -111,6 +115,8 @@ struct IreeToolOptions {
   std::string version;
   std::vector<std::string> compileFlags;
   std::vector<std::string> benchFlags;
+  /// IreeTools::deviceFlags (`--device-flag`).
+  std::vector<std::string> deviceFlags;
 };
 
 /// The tools of `options` (creating `logDir` for their logs).

@@ -103,9 +103,11 @@ Expected<std::vector<std::string>> seedInputs(ArrayRef<std::string> flags,
 }
 
 namespace {
-std::vector<std::string> runArgs(const RunRequest &request) {
+std::vector<std::string> runArgs(const IreeTools &tools,
+                                 const RunRequest &request) {
   std::vector<std::string> args = {"--device=" + request.device,
                                    "--module=" + request.vmfbPath};
+  args.insert(args.end(), tools.deviceFlags.begin(), tools.deviceFlags.end());
   if (!request.function.empty())
     args.push_back("--function=" + request.function);
   args.insert(args.end(), request.inputFlags.begin(), request.inputFlags.end());
@@ -120,7 +122,7 @@ std::string Reference::file(unsigned i) const {
 Expected<Reference> writeReference(const IreeTools &tools,
                                    const RunRequest &request, StringRef stem) {
   // How many results: iree-run-module prints `result[<i>]: ...` for each.
-  ChildOutcome counted = runLimited(tools.run, runArgs(request),
+  ChildOutcome counted = runLimited(tools.run, runArgs(tools, request),
                                     request.timeoutSeconds, 0, request.logPath);
   if (counted.status != Status::Ok)
     return makeError(request.vmfbPath + ": iree-run-module failed on the "
@@ -134,7 +136,7 @@ Expected<Reference> writeReference(const IreeTools &tools,
        rest = rest.drop_front(rest.find("result[") + 7))
     ++results;
   Reference reference{stem.str(), results};
-  std::vector<std::string> args = runArgs(request);
+  std::vector<std::string> args = runArgs(tools, request);
   for (unsigned i = 0; i < results; ++i)
     args.push_back("--output=@" + reference.file(i));
   ChildOutcome written = runLimited(tools.run, args,
@@ -147,7 +149,7 @@ Expected<Reference> writeReference(const IreeTools &tools,
 
 OutputCheck checkOutputs(const IreeTools &tools, const RunRequest &request,
                          const Reference &reference) {
-  std::vector<std::string> args = runArgs(request);
+  std::vector<std::string> args = runArgs(tools, request);
   for (StringRef flag :
        {"--expected_f32_threshold=1e-3", "--expected_f16_threshold=1e-2",
         "--expected_bf16_threshold=1e-2", "--expected_rtol=1e-3"})

@@ -32,6 +32,11 @@ cl::list<std::string> benchFlagList("bench-flag",
                                     cl::desc("a flag for iree-benchmark-module "
                                              "(repeat; the model's inputs)"),
                                     cl::cat(category()));
+cl::list<std::string> deviceFlagList(
+    "device-flag",
+    cl::desc("a flag of the device for every run of a module (repeat; "
+             "--task_topology_group_count=N for [tune] threads)"),
+    cl::cat(category()));
 } // namespace
 
 void parseOptions(int argc, char **argv, StringRef overview) {
@@ -47,6 +52,7 @@ IreeToolOptions toolOptionsFromCommandLine() {
   options.version = version;
   options.compileFlags.assign(compileFlagList.begin(), compileFlagList.end());
   options.benchFlags.assign(benchFlagList.begin(), benchFlagList.end());
+  options.deviceFlags.assign(deviceFlagList.begin(), deviceFlagList.end());
   return options;
 }
 
