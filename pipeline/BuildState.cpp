@@ -31,17 +31,25 @@ void redo(StringRef file, const Twine &why) {
   removeHashedFile(file);
 }
 
+/// Whether `path` exists but is not what its step wrote; such a file is
+/// removed (redo).
+bool removeIfDamaged(StringRef path) {
+  if (!sys::fs::exists(path))
+    return false;
+  std::string problem = verifyHashedFile(path);
+  if (problem.empty())
+    return false;
+  redo(path, problem);
+  return true;
+}
+
 /// A record of the build directory that exists, matches the hash its step
 /// wrote and parses; nullopt otherwise (a damaged one is removed).
 template <typename T>
 std::optional<T> readChecked(StringRef path, StringRef schema,
                              Expected<T> (*parse)(const json::Value &)) {
-  if (!sys::fs::exists(path))
+  if (!sys::fs::exists(path) || removeIfDamaged(path))
     return std::nullopt;
-  if (std::string problem = verifyHashedFile(path); !problem.empty()) {
-    redo(path, problem);
-    return std::nullopt;
-  }
   Expected<T> record = readRecord<T>(path, schema, parse);
   if (!record) {
     // Damaged: readRecord removed it.
@@ -128,19 +136,14 @@ std::optional<CandidateIndex> readCandidates(StringRef buildDir,
 
 BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
   BuildCheck check;
-  auto removeIfDamaged = [&](StringRef path) {
-    if (!sys::fs::exists(path))
-      return false;
-    std::string problem = verifyHashedFile(path);
-    if (problem.empty())
-      return false;
-    redo(path, problem);
-    ++check.removed;
-    return true;
+  auto removedWhenDamaged = [&](StringRef path) {
+    bool removed = removeIfDamaged(path);
+    check.removed += removed;
+    return removed;
   };
   // The plan writes compiler.id again; a damaged one is not a compiler
   // change, so nothing is re-verified for it.
-  check.replan |= removeIfDamaged(joinPath(buildDir, "compiler.id"));
+  check.replan |= removedWhenDamaged(joinPath(buildDir, "compiler.id"));
   std::string dispatchIndex = joinPath(buildDir, "dispatches/index.json");
   bool hadIndex = sys::fs::exists(dispatchIndex);
   Expected<std::optional<DispatchIndex>> dispatches = readDispatches(buildDir);
@@ -167,7 +170,7 @@ BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
   // A damaged take-away file is an output Ninja sees missing: its step runs
   // in this build without a re-plan.
   for (const std::string &file : takeaways)
-    removeIfDamaged(joinPath(buildDir, file));
+    removedWhenDamaged(joinPath(buildDir, file));
   return check;
 }
 

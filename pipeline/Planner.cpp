@@ -22,10 +22,10 @@ using namespace llvm;
 namespace retune::pipeline {
 namespace {
 
-/// The tools every backend's graph runs; each backend adds its own.
 /// A phony target no step writes: the verify step's input, so it always runs.
 constexpr StringLiteral kVerifyAlways = ".retune/always";
 
+/// The tools every backend's graph runs; each backend adds its own.
 constexpr StringLiteral kSharedTools[] = {"retune", "retune-select",
                                           "retune-report"};
 

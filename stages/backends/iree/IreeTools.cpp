@@ -223,10 +223,14 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths) {
   tools.foundIn = compile->where;
   tools.opt = opt->path;
   tools.benchmark = bench->path;
-  SmallString<256> run(sys::path::parent_path(bench->path));
-  sys::path::append(run, "iree-run-module");
-  if (sys::fs::can_execute(run))
-    tools.run = std::string(run);
+  // Runtime tools of the same installation; empty where it lacks them.
+  auto besideBenchmark = [&](StringRef name) {
+    SmallString<256> path(sys::path::parent_path(bench->path));
+    sys::path::append(path, name);
+    return sys::fs::can_execute(path) ? std::string(path) : std::string();
+  };
+  tools.run = besideBenchmark("iree-run-module");
+  tools.profile = besideBenchmark("iree-profile");
   if (!paths.version.empty()) {
     Expected<IreeVersion> pinned =
         parseIreeVersion("IREE compiler version " + paths.version);

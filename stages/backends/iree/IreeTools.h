@@ -84,6 +84,9 @@ struct IreeTools {
   /// iree-run-module beside iree-benchmark-module, for output checks; empty
   /// when the installation lacks it (checks are then skipped, and said so).
   std::string run;
+  /// iree-profile beside it, for the model step's per-dispatch profile;
+  /// empty when the installation lacks it (the profile is then a note).
+  std::string profile;
   /// Where iree-compile was found: "tune.toml", "tools_dir", "PATH" or
   /// "the project's .venv".
   std::string foundIn;

@@ -5,9 +5,7 @@
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
 
-#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-#include "llvm/Support/Path.h"
 
 using namespace llvm;
 
@@ -115,9 +113,7 @@ InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
 
 Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
                                                          unsigned runs) const {
-  SmallString<256> profiler = sys::path::parent_path(tools.benchmark);
-  sys::path::append(profiler, "iree-profile");
-  if (!sys::fs::can_execute(profiler))
+  if (tools.profile.empty())
     return makeError("no iree-profile beside " + tools.benchmark);
   std::string bundle = runOptions.inWork(tag + ".ireeprof");
   BenchRequest request = benchRequest(tag);
@@ -139,7 +135,7 @@ Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
       return makeError("profiling " + tag + ".vmfb: " + run.message);
   }
   std::string reduced = runOptions.inWork(tag + ".profile.jsonl");
-  ChildOutcome child = runLimited(profiler, {"dispatch", "--format=jsonl", bundle},
+  ChildOutcome child = runLimited(tools.profile, {"dispatch", "--format=jsonl", bundle},
                                   runOptions.benchTimeout, 0, reduced);
   if (child.status != Status::Ok)
     return makeError("iree-profile dispatch " + bundle + ": " + child.message);
