@@ -18,6 +18,7 @@
 #include "stages/search/cpu/CpuDefaults.h"
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/search/gpu/Candidates.h"
+#include "stages/search/gpu/Ordering.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
 
@@ -170,6 +171,44 @@ std::vector<Planned> mmt4dCandidates(const Problem &problem,
   return planned;
 }
 
+/// The dispatch as iree-compile configures it (IREE's own lowering config
+/// and translation_info on every op), written to `configured`.
+Expected<std::string> configureDispatch(const std::string &configured) {
+  Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
+  if (!ireeTools)
+    return ireeTools.takeError();
+  std::string log = options.outputDir + "/iree-config.log";
+  ChildOutcome outcome =
+      runLimited(ireeTools->compile,
+                 {options.dispatchPath,
+                  "--compile-to=executable-configurations", "-o", configured},
+                 /*timeoutSeconds=*/300, 0, log);
+  if (outcome.status != Status::Ok)
+    return makeError("iree-compile --compile-to=executable-configurations failed (" +
+                     outcome.message + "; log: " + log + ")");
+  return readFile(configured);
+}
+
+/// IREE's own config for a GPU dispatch, when the ordering wants it; a
+/// failure is a note (the ordering falls back to the reference heuristic).
+std::optional<gpu::CompilerChoice> compilerChoiceFor(const gpu::GpuSearchOptions &search,
+                                                     const gpu::GpuTarget &target) {
+  if (!gpu::wantsCompilerChoice(search.ordering, target))
+    return std::nullopt;
+  std::string configured = options.outputDir + "/iree-config.mlir";
+  Expected<std::string> text = configureDispatch(configured);
+  Expected<gpu::CompilerChoice> choice =
+      text ? readGpuCompilerChoice(*text, configured)
+           : Expected<gpu::CompilerChoice>(text.takeError());
+  if (!choice) {
+    errs() << "retune-iree-candidates: note: ordering by the reference "
+              "heuristic; IREE's own config is unknown: "
+           << toString(choice.takeError()) << "\n";
+    return std::nullopt;
+  }
+  return *choice;
+}
+
 /// Dispatches outside the CPU knob space: IREE's own config for the root
 /// op, read from iree-compile at the executable-configurations phase, with
 /// its workgroup tiles varied (IreeDefaultConfig.h). `outside` says why the
@@ -181,20 +220,8 @@ Expected<std::vector<Planned>> ireeConfigCandidates(const Problem &problem,
     return makeError(outside +
                      "; and IREE's own config cannot be varied: " + why);
   };
-  Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
-  if (!ireeTools)
-    return fail(toString(ireeTools.takeError()));
   std::string configured = options.outputDir + "/iree-config.mlir";
-  std::string log = options.outputDir + "/iree-config.log";
-  ChildOutcome outcome =
-      runLimited(ireeTools->compile,
-                 {options.dispatchPath,
-                  "--compile-to=executable-configurations", "-o", configured},
-                 /*timeoutSeconds=*/300, 0, log);
-  if (outcome.status != Status::Ok)
-    return fail("iree-compile --compile-to=executable-configurations failed (" +
-                outcome.message + "; log: " + log + ")");
-  Expected<std::string> text = readFile(configured);
+  Expected<std::string> text = configureDispatch(configured);
   if (!text)
     return fail(toString(text.takeError()));
   Expected<IreeRootConfig> config = readRootConfig(*text, configured);
@@ -276,8 +303,9 @@ Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
       gpu::resolveTarget(dispatchText, problem.target);
   if (!target)
     return target.takeError();
-  Expected<gpu::CandidateSet> set =
-      gpu::generateCandidates(problem, *target, *search);
+  std::optional<gpu::CompilerChoice> choice = compilerChoiceFor(*search, *target);
+  Expected<gpu::CandidateSet> set = gpu::generateCandidates(
+      problem, *target, *search, choice ? &*choice : nullptr);
   if (!set)
     return set.takeError();
   total = set->configurations;

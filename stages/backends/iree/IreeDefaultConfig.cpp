@@ -1,4 +1,4 @@
-//===- IreeDefaultConfig.cpp - IREE's own CPU config, varied --------------===//
+//===- IreeDefaultConfig.cpp - IREE's own config, read and varied --------===//
 #include "stages/backends/iree/IreeDefaultConfig.h"
 
 #include "stages/support/FileUtil.h"
@@ -95,6 +95,35 @@ Expected<IreeRootConfig> readRootConfig(StringRef configuredText,
     return makeError(fileName + ": IREE set no translation_info");
   config.translationInfo = translation.str();
   return config;
+}
+
+Expected<gpu::CompilerChoice> readGpuCompilerChoice(StringRef configuredText,
+                                                   StringRef fileName) {
+  StringRef marker = "#iree_gpu.lowering_config<";
+  for (size_t at = configuredText.find(marker); at != StringRef::npos;
+       at = configuredText.find(marker, at + 1)) {
+    StringRef attr = balancedAttribute(configuredText, at);
+    size_t mma = attr.find("mma_kind = ");
+    if (mma == StringRef::npos)
+      continue;
+    gpu::CompilerChoice choice;
+    StringRef layout = attr.drop_front(mma);
+    layout = layout.drop_front(layout.find('<') + 1);
+    choice.mma = layout.take_until([](char c) { return c == '>' || c == ','; }).trim().str();
+    choice.workgroup = levelOf(attr, "workgroup").value_or(SmallVector<int64_t>());
+    choice.reduction = levelOf(attr, "reduction").value_or(SmallVector<int64_t>());
+    choice.subgroup = levelOf(attr, "subgroup").value_or(SmallVector<int64_t>());
+    choice.convertAccGemm = attr.contains("convert_acc_gemm");
+    if (choice.workgroup.empty())
+      continue;
+    Regex stages("prefetch_num_stages = ([0-9]+)");
+    SmallVector<StringRef> m;
+    if (stages.match(configuredText, &m))
+      m[1].getAsInteger(10, choice.prefetchStages);
+    return choice;
+  }
+  return makeError(fileName + ": IREE set no GPU lowering_config with an "
+                              "mma_kind and workgroup tiles on any op");
 }
 
 std::vector<DistributionVariant>

@@ -1,4 +1,4 @@
-//===- IreeDefaultConfig.h - IREE's own CPU config, varied ------*- C++ -*-===//
+//===- IreeDefaultConfig.h - IREE's own config, read and varied -*- C++ -*-===//
 //
 // Dispatches outside the CPU knob space (convolutions IREE emits as
 // linalg.generic in any layout, data-tiled convolutions, matvecs, ...) still
@@ -13,6 +13,7 @@
 #define RETUNE_BACKENDS_IREE_IREEDEFAULTCONFIG_H
 
 #include "stages/core/Problem.h"
+#include "stages/search/gpu/CompilerChoice.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/Support/Error.h"
@@ -42,6 +43,12 @@ struct IreeRootConfig {
 /// `distribution` level, and the function's translation_info.
 llvm::Expected<IreeRootConfig> readRootConfig(llvm::StringRef configuredText,
                                               llvm::StringRef fileName);
+
+/// IREE's own GPU config for the root op (the op whose lowering_config names
+/// an `mma_kind`), with the translation_info's prefetch stages: the centre
+/// of the GPU search's NearCompiler ordering.
+llvm::Expected<gpu::CompilerChoice>
+readGpuCompilerChoice(llvm::StringRef configuredText, llvm::StringRef fileName);
 
 /// One variant of IREE's config.
 struct DistributionVariant {

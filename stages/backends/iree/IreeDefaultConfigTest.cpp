@@ -1,5 +1,6 @@
 //===- IreeDefaultConfigTest.cpp ------------------------------------------===//
 #include "stages/backends/iree/IreeDefaultConfig.h"
+#include "stages/backends/iree/TestUtil.h"
 
 #include <gtest/gtest.h>
 
@@ -83,6 +84,27 @@ TEST(IreeDefaultConfig, NoDistributionIsAnError) {
       "#iree_cpu.lowering_config<vector_common_parallel = [1]>", "x.mlir");
   ASSERT_FALSE(static_cast<bool>(none));
   EXPECT_NE(llvm::toString(none.takeError()).find("x.mlir"), std::string::npos);
+}
+
+// iree-compile 3.13 --compile-to=executable-configurations of a 2048x1280x1280
+// f16 matmul for --iree-cuda-target=sm_80 (fixtures/real-3.13/SOURCES.txt).
+TEST(IreeDefaultConfig, ReadsIreesGpuChoiceFromTheRealOutput) {
+  std::string path = iree::testing::testdata("fixtures/real-3.13/executable_configurations_cuda_sm80.mlir");
+  gpu::CompilerChoice choice =
+      llvm::cantFail(readGpuCompilerChoice(iree::testing::readTestFile(path), path));
+  EXPECT_EQ(choice.mma, "NV_MMA_SYNC_F32_16x8x16_F16");
+  EXPECT_EQ(choice.workgroup, (llvm::SmallVector<int64_t>{64, 64, 0}));
+  EXPECT_EQ(choice.reduction, (llvm::SmallVector<int64_t>{0, 0, 8}));
+  EXPECT_EQ(choice.subgroup, (llvm::SmallVector<int64_t>{2, 4, 0}));
+  EXPECT_EQ(choice.prefetchStages, 2);
+  EXPECT_TRUE(choice.convertAccGemm);
+}
+
+TEST(IreeDefaultConfig, NoGpuConfigIsAnError) {
+  llvm::Expected<gpu::CompilerChoice> choice = readGpuCompilerChoice(kConfigured, "cpu.mlir");
+  ASSERT_FALSE(static_cast<bool>(choice));
+  EXPECT_NE(toString(choice.takeError()).find("cpu.mlir: IREE set no GPU lowering_config"),
+            std::string::npos);
 }
 
 } // namespace

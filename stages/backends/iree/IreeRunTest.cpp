@@ -439,6 +439,14 @@ TEST(IreeBenchJson, RealOutputsOf313) {
   ASSERT_EQ(function.samplesUs.size(), 3u);
   EXPECT_NEAR(function.samplesUs[1], 131849.5725, 1e-2); // ms -> µs
   EXPECT_EQ(function.names.front(), "BM_forward/process_time/real_time");
+  // A dispatch benchmark of an sm_80 module on an H200 (the driver compiles
+  // its PTX): five repetitions in µs, the same shape as on the CPU.
+  BenchmarkRun cuda = llvm::cantFail(parseBenchmarkJson(
+      readTestFile(testdata("fixtures/real-3.13/dispatch_benchmark_cuda_h200.json")), "cuda"));
+  ASSERT_EQ(cuda.samplesUs.size(), 5u);
+  EXPECT_NEAR(cuda.samplesUs[0], 85.4720, 1e-3);
+  EXPECT_TRUE(cuda.error.empty());
+  EXPECT_TRUE(llvm::StringRef(cuda.names.front()).contains("_cuda_nvptx_fb_"));
 }
 
 TEST(IreeBench, CpuDriversShareTheCpuLockAndGpusHaveTheirOwn) {

@@ -71,7 +71,8 @@ std::vector<Candidate> expandKnobs(ArrayRef<GpuConfig> configs, const GpuSearchO
 }
 
 Expected<CandidateSet> generateCandidates(const Problem &problem, const GpuTarget &target,
-                                          const GpuSearchOptions &options) {
+                                          const GpuSearchOptions &options,
+                                          const CompilerChoice *compiler) {
   CandidateSet set;
   std::vector<GpuConfig> configs;
   for (Pipeline pipeline : options.pipelines) {
@@ -86,7 +87,12 @@ Expected<CandidateSet> generateCandidates(const Problem &problem, const GpuTarge
   if (target.isNvidia())
     knobs.wavesPerEu = {0};
   set.candidates = expandKnobs(configs, knobs);
-  orderCandidates(set.candidates, target, options.ordering, options.seed);
+  set.ordering = resolveOrdering(options.ordering, target, compiler);
+  orderCandidates(set.candidates, target, set.ordering, options.seed, compiler);
+  if (compiler && compiler->convertAccGemm)
+    for (Candidate &c : set.candidates)
+      c.convertAccGemm = c.config.pipeline == Pipeline::TileAndFuse &&
+                         c.config.kind != OpKind::Attention;
   if (options.maxCandidates && set.candidates.size() > options.maxCandidates)
     set.candidates.resize(options.maxCandidates);
   for (Candidate &c : set.candidates) {
@@ -115,10 +121,15 @@ static std::string mmaAttr(const Intrinsic &mma, bool colMajor) {
 
 /// `#iree_gpu.lowering_config<{...}>` with the entries sorted by key, as
 /// MLIR prints a dictionary.
+/// Entries with an empty value are unit attributes.
 static std::string loweringConfig(SmallVector<std::pair<std::string, std::string>> entries) {
   llvm::sort(entries);
   return "#iree_gpu.lowering_config<{" +
-         llvm::join(llvm::map_range(entries, [](const auto &e) { return e.first + " = " + e.second; }),
+         llvm::join(llvm::map_range(entries,
+                                    [](const auto &e) {
+                                      return e.second.empty() ? e.first
+                                                              : e.first + " = " + e.second;
+                                    }),
                     ", ") +
          "}>";
 }
@@ -140,6 +151,8 @@ std::string emitCompilationInfo(const Candidate &candidate) {
     lc.push_back({"padding", list(g.padding)});
   if (!g.paddingConv.empty())
     lc.push_back({"padding_conv", list(g.paddingConv)});
+  if (candidate.convertAccGemm)
+    lc.push_back({"convert_acc_gemm", ""});
 
   SmallVector<std::string> pipelineOptions;
   pipelineOptions.push_back("prefetch_num_stages = " + std::to_string(candidate.prefetchStages));

@@ -9,6 +9,7 @@
 #ifndef RETUNE_GPU_CANDIDATES_H
 #define RETUNE_GPU_CANDIDATES_H
 
+#include "stages/search/gpu/CompilerChoice.h"
 #include "stages/search/gpu/GpuTarget.h"
 #include "stages/search/gpu/Intrinsics.h"
 #include "stages/search/solver/Model.h"
@@ -60,6 +61,9 @@ struct Candidate {
   /// AMDGPU's `amdgpu-waves-per-eu`; 0 on targets without it (NVIDIA).
   int64_t wavesPerEu = 2;
   bool denormalFlushing = false;
+  /// IREE's `convert_acc_gemm` unit attribute, carried over when the
+  /// compiler's own config for the op has it.
+  bool convertAccGemm = false;
   std::string compilationInfo;
   /// `{pv_attrs = ..., qk_attrs = ...}` for attention; empty otherwise.
   std::string decompositionConfig;
@@ -90,12 +94,17 @@ struct CandidateSet {
   std::vector<SpaceStats> stats;
   /// Configurations before the knob product and truncation.
   size_t configurations = 0;
+  /// The ordering applied (Auto resolved).
+  Ordering ordering = Ordering::Heuristic;
 };
 
 /// Every configuration of the selected pipelines, knob product applied,
-/// ordered and truncated per `options`.
+/// ordered and truncated per `options`. `compiler` is the compiler's own
+/// config for the op when known: the NearCompiler ordering's centre (left
+/// out of the candidates: it is the baseline).
 Expected<CandidateSet> generateCandidates(const Problem &problem, const GpuTarget &target,
-                                          const GpuSearchOptions &options);
+                                          const GpuSearchOptions &options,
+                                          const CompilerChoice *compiler = nullptr);
 
 /// Every configuration of one pipeline in enumeration order (no knobs).
 Expected<std::vector<GpuConfig>> enumerateConfigs(const Problem &problem,

@@ -7,6 +7,10 @@ namespace retune::gpu {
 
 StringRef toString(Ordering ordering) {
   switch (ordering) {
+  case Ordering::Auto:
+    return "auto";
+  case Ordering::NearCompiler:
+    return "near_compiler";
   case Ordering::Heuristic:
     return "heuristic";
   case Ordering::Estimate:
@@ -140,14 +144,14 @@ Expected<GpuSearchOptions> parseGpuOptions(const toml::table &table, StringRef f
       if (!value)
         return value.takeError();
       bool found = false;
-      for (Ordering o : {Ordering::Heuristic, Ordering::Estimate, Ordering::Shuffle,
-                         Ordering::Enumeration})
+      for (Ordering o : {Ordering::Auto, Ordering::Heuristic, Ordering::Estimate,
+                         Ordering::NearCompiler, Ordering::Shuffle, Ordering::Enumeration})
         if (*value == toString(o)) {
           options.ordering = o;
           found = true;
         }
       if (!found)
-        return badChoice(*value, "heuristic, estimate, shuffle or enumeration");
+        return badChoice(*value, "auto, heuristic, estimate, near_compiler, shuffle or enumeration");
     } else if (key == "seed") {
       Expected<int64_t> value = reader.integer(node, key, 0);
       if (!value)

@@ -27,7 +27,10 @@
 namespace retune::gpu {
 
 enum class Pipeline { VectorDistribute, TileAndFuse };
-enum class Ordering { Heuristic, Estimate, Shuffle, Enumeration };
+/// Auto: NearCompiler on NVIDIA when the compiler's own config is known
+/// (the reference heuristic is AMD's and knows no NVIDIA unit count),
+/// Heuristic elsewhere.
+enum class Ordering { Auto, Heuristic, Estimate, NearCompiler, Shuffle, Enumeration };
 enum class ConvStrategy { Igemm, Direct, Both };
 
 StringRef toString(Pipeline pipeline);
@@ -43,7 +46,7 @@ struct GpuSearchOptions {
   /// Subgroups per workgroup; -1 allows 1..10 like the reference.
   int64_t numSubgroups = -1;
   ConvStrategy convStrategy = ConvStrategy::Both;
-  Ordering ordering = Ordering::Heuristic;
+  Ordering ordering = Ordering::Auto;
   uint64_t seed = 42;
   Engine engine = Engine::Lattice;
   /// Candidates kept after ordering; 0 keeps all.

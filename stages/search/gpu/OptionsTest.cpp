@@ -16,7 +16,7 @@ TEST(Options, DefaultsWithoutTable) {
   ASSERT_TRUE(bool(options)) << toString(options.takeError());
   EXPECT_EQ(options->pipelines.size(), 2u);
   EXPECT_EQ(options->prefetchStages, (SmallVector<int64_t>{2}));
-  EXPECT_EQ(options->ordering, Ordering::Heuristic);
+  EXPECT_EQ(options->ordering, Ordering::Auto);
 }
 
 TEST(Options, ReadsEveryKey) {
@@ -137,6 +137,56 @@ TEST(Ordering, ShuffleIsSeededAndEstimateIsSorted) {
               estimateCost(e.candidates[i].config, target));
   options.maxCandidates = 10;
   EXPECT_EQ(cantFail(generateCandidates(p, target, options)).candidates.size(), 10u);
+}
+
+/// IREE 3.13's own config for a 2048x1280x1280 f16 matmul on sm_80
+/// (fixtures/real-3.13/executable_configurations_cuda_sm80.mlir).
+CompilerChoice ireeSm80Choice() {
+  CompilerChoice choice;
+  choice.workgroup = {64, 64, 0};
+  choice.reduction = {0, 0, 8};
+  choice.subgroup = {2, 4, 0};
+  choice.mma = "NV_MMA_SYNC_F32_16x8x16_F16";
+  choice.convertAccGemm = true;
+  return choice;
+}
+
+TEST(Ordering, NearCompilerStartsAtTheCompilersNeighbours) {
+  GpuTarget target = sm80Target();
+  GpuSearchOptions options;
+  options.pipelines = {Pipeline::TileAndFuse};
+  options.maxCandidates = 0;
+  CompilerChoice choice = ireeSm80Choice();
+  Problem p = makeMatmul(2048, 1280, 1280);
+  p.target = "sm_80";
+  CandidateSet set = cantFail(generateCandidates(p, target, options, &choice));
+  EXPECT_EQ(set.ordering, Ordering::NearCompiler); // Auto on NVIDIA
+  ASSERT_FALSE(set.candidates.empty());
+  // Never the compiler's own config (it is the baseline); distances ascend.
+  for (size_t i = 0; i < set.candidates.size(); ++i) {
+    EXPECT_GT(distanceFrom(set.candidates[i], choice), 0);
+    if (i) {
+      EXPECT_LE(distanceFrom(set.candidates[i - 1], choice),
+                distanceFrom(set.candidates[i], choice));
+    }
+  }
+  // The first is one step away, and IREE's unit attribute is carried over.
+  EXPECT_LE(distanceFrom(set.candidates.front(), choice), 0.5);
+  EXPECT_NE(set.candidates.front().compilationInfo.find("convert_acc_gemm, "), std::string::npos);
+}
+
+TEST(Ordering, AutoIsTheReferenceHeuristicOnAmdOrWithoutTheCompilersChoice) {
+  GpuTarget amd = cantFail(loadKnownTarget("gfx942"));
+  GpuTarget nvidia = sm80Target();
+  CompilerChoice choice = ireeSm80Choice();
+  EXPECT_EQ(resolveOrdering(Ordering::Auto, amd, &choice), Ordering::Heuristic);
+  EXPECT_EQ(resolveOrdering(Ordering::Auto, nvidia, nullptr), Ordering::Heuristic);
+  EXPECT_EQ(resolveOrdering(Ordering::NearCompiler, amd, nullptr), Ordering::Heuristic);
+  EXPECT_EQ(resolveOrdering(Ordering::NearCompiler, amd, &choice), Ordering::NearCompiler);
+  EXPECT_TRUE(wantsCompilerChoice(Ordering::Auto, nvidia));
+  EXPECT_FALSE(wantsCompilerChoice(Ordering::Auto, amd));
+  GpuSearchOptions options = cantFail(parseGpuOptionsText("[gpu]\norder = \"near_compiler\"\n", "t"));
+  EXPECT_EQ(options.ordering, Ordering::NearCompiler);
 }
 
 } // namespace

@@ -67,11 +67,79 @@ double estimateCost(const GpuConfig &config, const GpuTarget &target) {
   return traffic * latency * simdUse * tail * spill;
 }
 
+/// Sum of |log2(a/b)| over the entries both lists tile (0 means untiled).
+static double logDistance(ArrayRef<int64_t> a, ArrayRef<int64_t> b) {
+  double sum = 0;
+  for (auto [x, y] : llvm::zip(a, b))
+    if (x > 0 && y > 0)
+      sum += std::fabs(std::log2(static_cast<double>(x) / static_cast<double>(y)));
+    else if ((x > 0) != (y > 0))
+      sum += 1;
+  return sum;
+}
+
+double distanceFrom(const Candidate &candidate, const CompilerChoice &compiler) {
+  const GpuConfig &g = candidate.config;
+  // Another loop structure (IREE's direct convolution against our IGEMM,
+  // say) cannot be compared tile by tile: far, but still ordered.
+  if (g.workgroup.size() != compiler.workgroup.size())
+    return 64;
+  // IREE prints a subgroup tile of 0 where the workgroup tile is 1 (a batch
+  // loop); we print 1. Both mean one per subgroup.
+  auto perSubgroup = [](ArrayRef<int64_t> tiles) {
+    return llvm::to_vector(llvm::map_range(tiles, [](int64_t t) { return t == 0 ? int64_t(1) : t; }));
+  };
+  double d = logDistance(g.workgroup, compiler.workgroup) +
+             logDistance(g.reduction, compiler.reduction) +
+             logDistance(perSubgroup(g.subgroup), perSubgroup(compiler.subgroup));
+  if (!g.mma || g.mma->name != compiler.mma)
+    d += 1;
+  if (candidate.prefetchStages != compiler.prefetchStages)
+    d += 0.5;
+  return d;
+}
+
+bool wantsCompilerChoice(Ordering ordering, const GpuTarget &target) {
+  return ordering == Ordering::NearCompiler ||
+         (ordering == Ordering::Auto && target.isNvidia());
+}
+
+Ordering resolveOrdering(Ordering ordering, const GpuTarget &target,
+                         const CompilerChoice *compiler) {
+  if (ordering == Ordering::NearCompiler && !compiler)
+    return Ordering::Heuristic;
+  if (ordering != Ordering::Auto)
+    return ordering;
+  return target.isNvidia() && compiler ? Ordering::NearCompiler : Ordering::Heuristic;
+}
+
+/// Heuristic order first, so ties in distance keep the reference's order.
+static void orderNearCompiler(std::vector<Candidate> &candidates, const GpuTarget &target,
+                              const CompilerChoice &compiler) {
+  orderCandidates(candidates, target, Ordering::Heuristic, 0);
+  std::vector<std::pair<double, size_t>> keyed;
+  for (size_t i = 0; i < candidates.size(); ++i) {
+    double d = distanceFrom(candidates[i], compiler);
+    if (d > 0)
+      keyed.push_back({d, i});
+  }
+  std::stable_sort(keyed.begin(), keyed.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<Candidate> sorted;
+  sorted.reserve(keyed.size());
+  for (auto [d, i] : keyed)
+    sorted.push_back(std::move(candidates[i]));
+  candidates = std::move(sorted);
+}
+
 void orderCandidates(std::vector<Candidate> &candidates, const GpuTarget &target,
-                     Ordering ordering, uint64_t seed) {
-  switch (ordering) {
+                     Ordering ordering, uint64_t seed, const CompilerChoice *compiler) {
+  switch (resolveOrdering(ordering, target, compiler)) {
+  case Ordering::Auto: // resolved above
   case Ordering::Enumeration:
     return;
+  case Ordering::NearCompiler:
+    return orderNearCompiler(candidates, target, *compiler);
   case Ordering::Shuffle: {
     // std::shuffle's result depends on the library; a seeded Fisher-Yates
     // with mt19937_64 is the same everywhere.

@@ -20,9 +20,26 @@ double estimateCost(const GpuConfig &config, const GpuTarget &target);
 /// Estimated VGPRs per thread (accumulators plus operand fragments).
 int64_t estimateVgprs(const GpuConfig &config);
 
-/// Orders candidates in place (stable).
+/// How far a candidate is from the compiler's own config: the sum over the
+/// workgroup, reduction and subgroup tiles of |log2| of their ratios, plus
+/// one for another intrinsic and one half for other prefetch stages. 0 is
+/// the compiler's config itself.
+double distanceFrom(const Candidate &candidate, const CompilerChoice &compiler);
+
+/// Whether `ordering` on this target orders by the compiler's own config
+/// (worth one configuring compile to read it).
+bool wantsCompilerChoice(Ordering ordering, const GpuTarget &target);
+
+/// `ordering` with Auto resolved for this target.
+Ordering resolveOrdering(Ordering ordering, const GpuTarget &target,
+                         const CompilerChoice *compiler);
+
+/// Orders candidates in place (stable). NearCompiler needs `compiler` (it
+/// falls back to Heuristic without one) and drops the compiler's own
+/// config, which would only rebuild the baseline.
 void orderCandidates(std::vector<Candidate> &candidates, const GpuTarget &target,
-                     Ordering ordering, uint64_t seed);
+                     Ordering ordering, uint64_t seed,
+                     const CompilerChoice *compiler = nullptr);
 
 } // namespace retune::gpu
 

@@ -3,8 +3,13 @@
 #define RETUNE_GPU_PROBLEMS_H
 
 #include "stages/core/Problem.h"
+#include "stages/search/gpu/GpuTarget.h"
 
 namespace retune::gpu {
+
+/// sm_80 as IREE 3.13 prints it in a CUDA dispatch's executable target
+/// (`--iree-hal-target-device=cuda --iree-cuda-target=sm_80`).
+GpuTarget sm80Target();
 
 /// linalg.matmul with a transposed RHS (C[m,n] += A[m,k] * B[n,k]), the
 /// shape IREE's ROCm tests and the reference's examples use.

@@ -60,26 +60,11 @@ TEST(Spaces, ContractionSolutionsPassTheChecker) {
   }
 }
 
-/// sm_80 as IREE 3.13 prints it in a CUDA dispatch's executable target
-/// (`--iree-hal-target-device=cuda --iree-cuda-target=sm_80`).
-GpuTarget sm80() {
-  return cantFail(parseGpuTargetAttr(
-      "#iree_gpu.target<arch = \"sm_80\", features = \"+ptx76\", wgp = <compute "
-      "= fp64|fp32|fp16|int64|int32|int16|int8, storage = b64|b32|b16|b8, "
-      "subgroup = shuffle|arithmetic, dot = dp4xi8toi32, mma = "
-      "[<NV_MMA_SYNC_F32_16x8x16_F16>, <NV_MMA_SYNC_F16_16x8x16_F16>, "
-      "<NV_MMA_SYNC_F32_16x8x16_BF16>, <NV_WMMA_F32_16x16x16_F16>, "
-      "<NV_WMMA_F16_16x16x16_F16>], subgroup_size_choices = [32], "
-      "max_workgroup_sizes = [1024, 1024, 1024], "
-      "max_thread_count_per_workgroup = 1024, max_workgroup_memory_bytes = "
-      "166912, max_workgroup_counts = [2147483647, 65535, 65535]>>"));
-}
-
 TEST(Spaces, NvidiaGetsTileAndFuseWithMmaSyncOnly) {
   // What IREE 3.13 compiles for sm_80: TileAndFuse with the 16x8x16
   // MMA_SYNC intrinsics (VectorDistribute crashes, NV_WMMA fails under
   // TileAndFuse); M and N take the intrinsic's own sizes.
-  GpuTarget target = sm80();
+  GpuTarget target = sm80Target();
   EXPECT_TRUE(target.isNvidia());
   EXPECT_FALSE(gfx942().isNvidia());
   for (const Problem &p : {makeMatmul(2048, 1280, 1280, "f16", "f32", "sm_80"),
