@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/CandidatesStage.h"
 
+#include "stages/backends/iree/IreeConstraints.h"
 #include "stages/backends/iree/IreeDefaultConfig.h"
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeSpec.h"
@@ -189,24 +190,132 @@ Expected<std::string> configureDispatch(const std::string &configured) {
   return readFile(configured);
 }
 
-/// IREE's own config for a GPU dispatch, when the ordering wants it; a
-/// failure is a note (the ordering falls back to the reference heuristic).
-std::optional<gpu::CompilerChoice> compilerChoiceFor(const gpu::GpuSearchOptions &search,
-                                                     const gpu::GpuTarget &target) {
-  if (!gpu::wantsCompilerChoice(search.ordering, target))
-    return std::nullopt;
-  std::string configured = options.outputDir + "/iree-config.mlir";
-  Expected<std::string> text = configureDispatch(configured);
+/// What IREE says of a GPU dispatch: its own config and, where it emits
+/// them (`--iree-codegen-emit-pipeline-constraints`, IreeConstraints.h), the
+/// configs its pipelines accept. One configuring compile gives both; where
+/// emitting them fails (3.13 crashes on a batch matmul), a plain one gives
+/// the config and Retune's own space stands alone.
+struct IreeView {
+  std::optional<gpu::CompilerChoice> choice;
+  std::vector<IreeConstraintSystem> constraints;
+};
+
+void note(const Twine &text) { errs() << "retune-iree-candidates: note: " << text << "\n"; }
+
+std::vector<IreeConstraintSystem> readConstraints(const IreeTools &tools,
+                                                  const std::string &configured) {
+  std::string generic = options.outputDir + "/iree-constraints.generic.mlir";
+  std::string log = options.outputDir + "/iree-constraints.log";
+  ChildOutcome printed =
+      runLimited(tools.opt, {configured, "--mlir-print-op-generic", "-o", generic},
+                 /*timeoutSeconds=*/300, 0, log);
+  Expected<std::string> text = printed.status == Status::Ok
+                                   ? readFile(generic)
+                                   : Expected<std::string>(makeError(
+                                         "iree-opt --mlir-print-op-generic failed (" +
+                                         printed.message + "; log: " + log + ")"));
+  Expected<std::vector<IreeConstraintSystem>> systems =
+      text ? readIreeConstraints(*text, generic)
+           : Expected<std::vector<IreeConstraintSystem>>(text.takeError());
+  if (!systems) {
+    note("Retune's own space alone; IREE's constraints: " + toString(systems.takeError()));
+    return {};
+  }
+  return std::move(*systems);
+}
+
+/// Constraints that refuse the config IREE itself picked (and compiles) for
+/// the dispatch disagree with the compiler; they are dropped with a note.
+/// 3.13 says `prefetch_num_stages == 0 (use_igemm_convolution=true)` and
+/// picks an IGEMM convolution with 2 stages.
+void dropInconsistent(IreeView &view) {
+  if (!view.choice)
+    return;
+  IreeConstrainedConfig own = constrainedConfigOf(*view.choice);
+  llvm::erase_if(view.constraints, [&](const IreeConstraintSystem &system) {
+    if (system.pipeline != view.choice->pipeline)
+      return false;
+    std::optional<StringMap<int64_t>> values = knobValuesOf(system, own);
+    if (!values || fillKnobs(system, *values).workgroup.size() != own.workgroup.size())
+      return false;
+    Expected<bool> admitted = admits(system, *values);
+    if (admitted && *admitted)
+      return false;
+    if (!admitted)
+      consumeError(admitted.takeError());
+    note("IREE's " + system.pipeline + " constraints for " + Twine(own.workgroup.size()) +
+         " loops refuse IREE's own config for this dispatch; Retune's own space stands "
+         "alone there");
+    return true;
+  });
+}
+
+IreeView viewOfDispatch() {
+  IreeView view;
+  Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
+  if (!ireeTools) {
+    note("IREE's own config and constraints unknown: " + toString(ireeTools.takeError()));
+    return view;
+  }
+  std::string configured = options.outputDir + "/iree-constraints.mlir";
+  std::string log = options.outputDir + "/iree-constraints.log";
+  ChildOutcome emitted = runLimited(
+      ireeTools->compile,
+      {options.dispatchPath, "--iree-codegen-emit-pipeline-constraints",
+       "--compile-to=executable-configurations", "-o", configured},
+      /*timeoutSeconds=*/300, 0, log);
+  auto configuredText = [&]() -> Expected<std::string> {
+    if (emitted.status == Status::Ok) {
+      view.constraints = readConstraints(*ireeTools, configured);
+      return readFile(configured);
+    }
+    note("Retune's own space alone; iree-compile --iree-codegen-emit-pipeline-constraints "
+         "failed (" + emitted.message + "; log: " + log + ")");
+    configured = options.outputDir + "/iree-config.mlir";
+    return configureDispatch(configured);
+  };
+  Expected<std::string> text = configuredText();
   Expected<gpu::CompilerChoice> choice =
       text ? readGpuCompilerChoice(*text, configured)
            : Expected<gpu::CompilerChoice>(text.takeError());
-  if (!choice) {
-    errs() << "retune-iree-candidates: note: ordering by the reference "
-              "heuristic; IREE's own config is unknown: "
-           << toString(choice.takeError()) << "\n";
-    return std::nullopt;
+  if (choice)
+    view.choice = std::move(*choice);
+  else
+    note("IREE's own config is unknown (the NVIDIA ordering falls back to the reference "
+         "heuristic): " + toString(choice.takeError()));
+  dropInconsistent(view);
+  return view;
+}
+
+/// Whether IREE's constraints for the candidate's pipeline and loops accept
+/// it; nullopt when IREE stated none for them.
+std::optional<bool> ireeAdmits(ArrayRef<IreeConstraintSystem> systems,
+                               const gpu::Candidate &candidate) {
+  const gpu::GpuConfig &g = candidate.config;
+  IreeConstrainedConfig config;
+  config.workgroup = g.workgroup;
+  config.reduction = g.reduction;
+  config.subgroup = g.subgroup;
+  config.subgroupBasis = g.basisCounts;
+  config.workgroupSize.assign(g.workgroupSize.begin(), g.workgroupSize.end());
+  config.subgroupSize = g.subgroupSize;
+  config.prefetchStages = candidate.prefetchStages;
+  config.mma = g.mma ? g.mma->name : "";
+  config.useIgemm = g.useIgemm;
+  for (const IreeConstraintSystem &system : systems) {
+    if (system.pipeline != gpu::toString(g.pipeline))
+      continue;
+    std::optional<StringMap<int64_t>> values = knobValuesOf(system, config);
+    if (!values || fillKnobs(system, *values).workgroup.size() != g.workgroup.size())
+      continue;
+    Expected<bool> admitted = admits(system, *values);
+    if (!admitted) {
+      consumeError(admitted.takeError());
+      return std::nullopt;
+    }
+    return *admitted;
   }
-  return *choice;
+  return std::nullopt;
 }
 
 /// Dispatches outside the CPU knob space: IREE's own config for the root
@@ -303,23 +412,36 @@ Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
       gpu::resolveTarget(dispatchText, problem.target);
   if (!target)
     return target.takeError();
-  std::optional<gpu::CompilerChoice> choice = compilerChoiceFor(*search, *target);
+  IreeView iree = viewOfDispatch();
   Expected<gpu::CandidateSet> set = gpu::generateCandidates(
-      problem, *target, *search, choice ? &*choice : nullptr);
+      problem, *target, *search, iree.choice ? &*iree.choice : nullptr);
   if (!set)
     return set.takeError();
   total = set->configurations;
+  const std::vector<IreeConstraintSystem> &constraints = iree.constraints;
   std::vector<Planned> planned;
+  size_t refused = 0;
   for (auto [n, c] : enumerate(set->candidates)) {
     if (planned.size() == options.candidateCount)
       break;
+    // IREE's constraints are the authority where it states them: a config
+    // they refuse is not emitted (IreeConstraints.h; docs/gpu-search.md).
+    std::optional<bool> admitted = ireeAdmits(constraints, c);
+    if (admitted == false) {
+      ++refused;
+      continue;
+    }
     std::string info = syntax.respell(c.compilationInfo);
     planned.push_back(
         {SpecEntry{problem, info, "", c.decompositionConfig},
          json::Object{{"pipeline", gpu::toString(c.config.pipeline)},
-                      {"compilation_info", info}},
+                      {"compilation_info", info},
+                      {"iree_constraints", admitted ? "admitted" : "none stated"}},
          static_cast<double>(n)});
   }
+  if (refused)
+    errs() << "retune-iree-candidates: note: IREE's own constraints refused " << refused
+           << " of Retune's configurations; the next ones in order took their place\n";
   return planned;
 }
 

@@ -116,10 +116,16 @@ Expected<gpu::CompilerChoice> readGpuCompilerChoice(StringRef configuredText,
     choice.convertAccGemm = attr.contains("convert_acc_gemm");
     if (choice.workgroup.empty())
       continue;
-    Regex stages("prefetch_num_stages = ([0-9]+)");
     SmallVector<StringRef> m;
-    if (stages.match(configuredText, &m))
+    if (Regex("prefetch_num_stages = ([0-9]+)").match(configuredText, &m))
       m[1].getAsInteger(10, choice.prefetchStages);
+    if (Regex("pipeline = #iree_gpu.pipeline<([A-Za-z]+)>").match(configuredText, &m))
+      choice.pipeline = m[1].str();
+    if (Regex("subgroup_size = ([0-9]+)").match(configuredText, &m))
+      m[1].getAsInteger(10, choice.subgroupSize);
+    if (Regex("use_igemm_convolution = (true|false)").match(configuredText, &m))
+      choice.useIgemm = m[1] == "true";
+    choice.workgroupSize = levelOf(configuredText, "workgroup_size").value_or(SmallVector<int64_t>());
     return choice;
   }
   return makeError(fileName + ": IREE set no GPU lowering_config with an "

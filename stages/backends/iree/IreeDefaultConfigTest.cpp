@@ -98,6 +98,10 @@ TEST(IreeDefaultConfig, ReadsIreesGpuChoiceFromTheRealOutput) {
   EXPECT_EQ(choice.subgroup, (llvm::SmallVector<int64_t>{2, 4, 0}));
   EXPECT_EQ(choice.prefetchStages, 2);
   EXPECT_TRUE(choice.convertAccGemm);
+  EXPECT_EQ(choice.pipeline, "TileAndFuse");
+  EXPECT_EQ(choice.workgroupSize, (llvm::SmallVector<int64_t>{128, 1, 1}));
+  EXPECT_EQ(choice.subgroupSize, 32);
+  EXPECT_EQ(choice.useIgemm, false);
 }
 
 TEST(IreeDefaultConfig, NoGpuConfigIsAnError) {

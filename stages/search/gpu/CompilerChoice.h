@@ -10,6 +10,7 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace retune::gpu {
@@ -23,6 +24,12 @@ struct CompilerChoice {
   std::string mma;
   int64_t prefetchStages = 2;
   bool convertAccGemm = false;
+  /// From the translation_info: "TileAndFuse", the threads, the subgroup
+  /// size, and `use_igemm_convolution` where set.
+  std::string pipeline;
+  llvm::SmallVector<int64_t> workgroupSize;
+  int64_t subgroupSize = 0;
+  std::optional<bool> useIgemm;
 };
 
 } // namespace retune::gpu

@@ -183,8 +183,6 @@ TEST(Ordering, AutoIsTheReferenceHeuristicOnAmdOrWithoutTheCompilersChoice) {
   EXPECT_EQ(resolveOrdering(Ordering::Auto, nvidia, nullptr), Ordering::Heuristic);
   EXPECT_EQ(resolveOrdering(Ordering::NearCompiler, amd, nullptr), Ordering::Heuristic);
   EXPECT_EQ(resolveOrdering(Ordering::NearCompiler, amd, &choice), Ordering::NearCompiler);
-  EXPECT_TRUE(wantsCompilerChoice(Ordering::Auto, nvidia));
-  EXPECT_FALSE(wantsCompilerChoice(Ordering::Auto, amd));
   GpuSearchOptions options = cantFail(parseGpuOptionsText("[gpu]\norder = \"near_compiler\"\n", "t"));
   EXPECT_EQ(options.ordering, Ordering::NearCompiler);
 }

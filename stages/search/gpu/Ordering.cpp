@@ -99,11 +99,6 @@ double distanceFrom(const Candidate &candidate, const CompilerChoice &compiler) 
   return d;
 }
 
-bool wantsCompilerChoice(Ordering ordering, const GpuTarget &target) {
-  return ordering == Ordering::NearCompiler ||
-         (ordering == Ordering::Auto && target.isNvidia());
-}
-
 Ordering resolveOrdering(Ordering ordering, const GpuTarget &target,
                          const CompilerChoice *compiler) {
   if (ordering == Ordering::NearCompiler && !compiler)

@@ -26,10 +26,6 @@ int64_t estimateVgprs(const GpuConfig &config);
 /// the compiler's config itself.
 double distanceFrom(const Candidate &candidate, const CompilerChoice &compiler);
 
-/// Whether `ordering` on this target orders by the compiler's own config
-/// (worth one configuring compile to read it).
-bool wantsCompilerChoice(Ordering ordering, const GpuTarget &target);
-
 /// `ordering` with Auto resolved for this target.
 Ordering resolveOrdering(Ordering ordering, const GpuTarget &target,
                          const CompilerChoice *compiler);
