@@ -4,6 +4,7 @@
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 #include "stages/support/HashedFile.h"
+#include "stages/support/RunBudget.h"
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
@@ -134,6 +135,39 @@ std::optional<CandidateIndex> readCandidates(StringRef buildDir,
   return index;
 }
 
+/// Removes each record the ledger names that still says `skipped` (a later
+/// run may have done the step since), then the ledger.
+static unsigned removeSkippedRecords(StringRef buildDir) {
+  std::string ledger = joinPath(buildDir, kSkippedLedger);
+  Expected<std::string> text = readFile(ledger);
+  if (!text) {
+    consumeError(text.takeError());
+    return 0;
+  }
+  unsigned removed = 0;
+  SmallVector<StringRef> lines;
+  StringRef(*text).split(lines, '\n', -1, /*KeepEmpty=*/false);
+  for (StringRef line : lines) {
+    std::string path = joinPath(buildDir, line.trim());
+    Expected<std::string> record = readFile(path);
+    if (!record) {
+      consumeError(record.takeError());
+      continue;
+    }
+    Expected<json::Value> value = json::parse(*record);
+    if (!value) {
+      consumeError(value.takeError());
+      continue;
+    }
+    const json::Object *object = value->getAsObject();
+    if (object && object->getString("status") == StringRef("skipped") &&
+        !sys::fs::remove(path))
+      ++removed;
+  }
+  sys::fs::remove(ledger);
+  return removed;
+}
+
 BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
   BuildCheck check;
   auto removedWhenDamaged = [&](StringRef path) {
@@ -171,6 +205,7 @@ BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
   // in this build without a re-plan.
   for (const std::string &file : takeaways)
     removedWhenDamaged(joinPath(buildDir, file));
+  check.skipped = removeSkippedRecords(buildDir);
   return check;
 }
 

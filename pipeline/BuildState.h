@@ -40,10 +40,14 @@ struct BuildCheck {
   /// Whether the plan must run again (compiler.id or a record the graph's
   /// shape comes from was removed).
   bool replan = false;
+  /// Records of steps an earlier run's budget skipped, removed so that
+  /// this run does them.
+  unsigned skipped = 0;
 };
 
 /// Checks everything above in `buildDir`, and each of `takeaways` (paths
-/// relative to it) that exists against its hash.
+/// relative to it) that exists against its hash; removes the records the
+/// skipped-step ledger names (stages/support/RunBudget.h).
 BuildCheck verifyBuild(llvm::StringRef buildDir,
                        llvm::ArrayRef<std::string> takeaways);
 

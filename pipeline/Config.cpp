@@ -5,6 +5,7 @@
 
 #include "stages/search/gpu/Options.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -57,6 +58,20 @@ public:
       return bad(*node, key,
                  formatv("an integer from {0} to {1}", min, max).str());
     out = static_cast<unsigned>(*value);
+    return Error::success();
+  }
+
+  /// A duration: "90s", "30m", "2h", "1h30m" or "0" (none).
+  Error durationKey(StringRef key, double &out) {
+    const toml::node *node = find(key);
+    if (!node)
+      return Error::success();
+    std::optional<std::string> text = node->value<std::string>();
+    std::optional<double> seconds =
+        node->is_string() && text ? parseDuration(*text) : std::nullopt;
+    if (!seconds)
+      return bad(*node, key, "a duration such as \"90s\", \"30m\" or \"2h\" (\"0\": none)");
+    out = *seconds;
     return Error::success();
   }
 
@@ -283,6 +298,8 @@ const std::map<std::string, TableParser> &tableParsers() {
          if (Error err = r.unsignedKey("threads", c.threads, 1, 1024))
            return err;
          if (Error err = r.realKey("min_share", c.minShare, 0, 1))
+           return err;
+         if (Error err = r.durationKey("budget", c.budgetSeconds))
            return err;
          return r.unsignedKey("top_k", c.topK, 0, 100000);
        }},

@@ -133,6 +133,12 @@ struct TuneConfig {
   double minShare = 0;
   /// Tune only the K hottest dispatches; 0: all.
   unsigned topK = 0;
+  /// Seconds one `ninja tune` may take before compile and bench steps stop
+  /// starting (they are recorded `skipped` and done by the next run); 0:
+  /// none. `retune plan --budget` overrides it.
+  double budgetSeconds = 0;
+  /// Set by `retune plan --budget`: re-plans keep it.
+  bool budgetFromCommandLine = false;
 
   // [compile]
   unsigned compileTimeout = 120;

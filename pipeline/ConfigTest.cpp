@@ -36,6 +36,7 @@ jobs = 4
 threads = 2
 min_share = 0.1
 top_k = 5
+budget = "1h30m"
 [compile]
 timeout_s = 10
 memory_mb = 1024
@@ -57,6 +58,7 @@ margin = 0.05
   EXPECT_EQ(config->threads, 2u);
   EXPECT_DOUBLE_EQ(config->minShare, 0.1);
   EXPECT_EQ(config->topK, 5u);
+  EXPECT_DOUBLE_EQ(config->budgetSeconds, 5400);
   EXPECT_EQ(config->compileTimeout, 10u);
   EXPECT_EQ(config->compileMemoryMB, 1024u);
   EXPECT_EQ(config->warmup, 1u);
@@ -88,6 +90,10 @@ TEST(ConfigTest, BadValuesNameKeyLineAndRange) {
       << error;
   error = errorOf("[model]\npath = \"m.mlir\"\n[tune]\nthreads = \"two\"\n");
   EXPECT_NE(error.find("tune.toml:4: [tune] threads"), std::string::npos) << error;
+  error = errorOf("[model]\npath = \"m.mlir\"\n[tune]\nbudget = \"soon\"\n");
+  EXPECT_NE(error.find("tune.toml:4: [tune] budget must be a duration such as \"90s\""),
+            std::string::npos)
+      << error;
   error = errorOf("[model]\npath = \"m.mlir\"\n[select]\nmargin = 2.0\n");
   EXPECT_NE(error.find("[select] margin must be a number from 0 to 0.9"),
             std::string::npos)

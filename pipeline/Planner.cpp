@@ -9,6 +9,7 @@
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
 #include "stages/support/Hash.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/Text.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -64,6 +65,10 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p,
   w.variable("seed", std::to_string(c.seed));
   w.variable("bench_timeout", std::to_string(c.benchTimeout));
   w.variable("margin", formatNumber(c.margin));
+  // `retune plan --budget` holds for the re-plans of the runs that follow.
+  w.variable("plan_flags", c.budgetFromCommandLine
+                               ? "--budget=" + formatNumber(c.budgetSeconds) + "s"
+                               : "");
   w.variable("cache_dir", shellQuote(c.cacheDir));
   w.variable("entry_flag",
              c.entry.empty() ? "" : shellQuote("--function=" + c.entry));
@@ -237,6 +242,12 @@ Expected<std::string> planManifest(const TuneConfig &config,
   graph.reportInputs = {"dispatches/index.json"};
   bool complete = dispatches.has_value();
   if (dispatches) {
+    // Hottest first: top_k counts in this order, and Ninja starts ready
+    // steps in the order the manifest lists them, so a run that reaches
+    // its time budget has measured where the time is.
+    llvm::stable_sort(dispatches->dispatches, [](const DispatchEntry &a, const DispatchEntry &b) {
+      return a.share > b.share;
+    });
     for (auto [rank, d] : llvm::enumerate(dispatches->dispatches)) {
       std::string dir = "dispatches/" + d.id;
       dumpOutputs.push_back(dir + "/dispatch.mlir");
@@ -365,6 +376,20 @@ Expected<std::string> planManifest(const TuneConfig &config,
   return w.str();
 }
 
+/// The run's budget for the compile and bench steps (RunBudget.h): a file
+/// they read, so that a new budget changes no command line and redoes no
+/// measurement. No budget, no file.
+static Error writeBudget(const TuneConfig &c, StringRef buildDir) {
+  std::string path = joinPath(buildDir, kBudgetFile);
+  if (!(c.budgetSeconds > 0)) {
+    sys::fs::remove(path);
+    return Error::success();
+  }
+  if (std::error_code ec = sys::fs::create_directories(sys::path::parent_path(path)))
+    return makeError(path + ": cannot create its folder: " + ec.message());
+  return writeFileIfChanged(path, formatNumber(c.budgetSeconds) + "\n");
+}
+
 Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
   Expected<std::unique_ptr<Backend>> backend = makeBackend(config.backend);
   if (!backend)
@@ -389,6 +414,8 @@ Error writePlan(const TuneConfig &config, const PlannerPaths &paths) {
   }
   if (Error err = writeHashedFile(joinPath(paths.buildDir, "compiler.id"),
                                      *identity))
+    return err;
+  if (Error err = writeBudget(*prepared, paths.buildDir))
     return err;
   Expected<std::string> manifest = planManifest(*prepared, paths, **backend);
   if (!manifest)

@@ -11,6 +11,7 @@
 #include "pipeline/PlanChecks.h"
 #include "pipeline/Planner.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/RunBudget.h"
 #include "stages/core/Records.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/ToolMain.h"
@@ -35,6 +36,11 @@ static cl::list<std::string> operands(cl::Positional, cl::OneOrMore,
 static cl::opt<std::string> buildDir("B", cl::desc("build directory"),
                                      cl::value_desc("dir"), cl::init("build"),
                                      cl::cat(category));
+static cl::opt<std::string>
+    budget("budget",
+           cl::desc("plan: the time budget of each `ninja tune` (\"30m\"; \"0\": none), "
+                    "over [tune] budget until the next plan without it"),
+           cl::value_desc("duration"), cl::cat(category));
 
 /// Rules next to an installed binary (../share/retune/rules), else the
 /// source tree this binary was built from.
@@ -57,6 +63,14 @@ static Error plan(const char *argv0) {
     return config.takeError();
   if (Error err = pipeline::checkPlanInputs(*config))
     return err;
+  if (budget.getNumOccurrences()) {
+    std::optional<double> seconds = parseDuration(budget);
+    if (!seconds)
+      return makeError("--budget " + budget +
+                       ": not a duration; use e.g. 90s, 30m, 2h or 0 (none)");
+    config->budgetSeconds = *seconds;
+    config->budgetFromCommandLine = true;
+  }
   SmallString<256> build(buildDir);
   sys::fs::make_absolute(build);
   bool fresh = !sys::fs::exists(build);
@@ -98,6 +112,9 @@ static Error status() {
 static Error verify() {
   std::vector<std::string> takeaways(operands.begin() + 1, operands.end());
   pipeline::BuildCheck check = pipeline::verifyBuild(buildDir, takeaways);
+  if (check.skipped)
+    errs() << "retune: note: " << check.skipped
+           << " step(s) an earlier run's time budget skipped run now\n";
   std::string stamp = buildDir + "/" + pipeline::kVerifiedStamp.str();
   if (!check.replan && sys::fs::exists(stamp))
     return Error::success();

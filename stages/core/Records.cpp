@@ -3,6 +3,7 @@
 
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/StrictJson.h"
 
 #include "llvm/Support/FileSystem.h"
@@ -41,6 +42,8 @@ StringRef toString(Status status) {
     return "bench_error";
   case Status::NotApplied:
     return "not_applied";
+  case Status::Skipped:
+    return "skipped";
   }
   llvm_unreachable("unknown status");
 }
@@ -48,7 +51,7 @@ StringRef toString(Status status) {
 std::optional<Status> parseStatus(StringRef text) {
   for (Status s : {Status::Ok, Status::CompileError, Status::Crash,
                    Status::Timeout, Status::WrongResult, Status::BenchError,
-                   Status::NotApplied})
+                   Status::NotApplied, Status::Skipped})
     if (toString(s) == text)
       return s;
   return std::nullopt;
@@ -736,6 +739,25 @@ Error writeHashedJsonFile(StringRef path, const json::Value &value) {
   if (!text)
     return text.takeError();
   return writeHashedFile(path, *text);
+}
+
+Error writeSkippedRecord(StringRef path, StringRef message, bool isBench) {
+  json::Value record = nullptr;
+  if (isBench) {
+    BenchRecord skipped;
+    skipped.status = Status::Skipped;
+    skipped.message = message.str();
+    skipped.startedAt = unixSeconds();
+    record = toJson(skipped);
+  } else {
+    CompileRecord skipped;
+    skipped.status = Status::Skipped;
+    skipped.message = message.str();
+    record = toJson(skipped);
+  }
+  if (Error err = writeJsonFile(path, record))
+    return err;
+  return noteSkipped(path);
 }
 
 } // namespace retune

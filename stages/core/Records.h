@@ -36,7 +36,10 @@ enum class Status {
   Timeout,
   WrongResult,
   BenchError,
-  NotApplied
+  NotApplied,
+  /// Not run: the run's time budget was spent. The record is left older
+  /// than its inputs, so the next `ninja tune` runs the step.
+  Skipped
 };
 llvm::StringRef toString(Status status);
 std::optional<Status> parseStatus(llvm::StringRef text);
@@ -269,6 +272,11 @@ llvm::Expected<llvm::json::Value> readJsonFile(llvm::StringRef path,
 
 /// Pretty-prints `value` and writes it if changed (atomic).
 llvm::Error writeJsonFile(llvm::StringRef path, const llvm::json::Value &value);
+
+/// A step the run's budget stopped (stages/support/RunBudget.h): writes the
+/// record of a compile or bench with status `skipped` and `message`, and
+/// notes it in the ledger so that the next run does the step.
+llvm::Error writeSkippedRecord(llvm::StringRef path, llvm::StringRef message, bool isBench);
 
 /// writeJsonFile with the hash beside it (stages/support/HashedFile.h): for
 /// the records the graph hangs on (indexes, problems) and the summary.

@@ -408,17 +408,25 @@ void printWhereTheTimeGoes(const RunReport &run) {
   }
 }
 
+unsigned countStatus(const DispatchReport &r, Status status) {
+  return llvm::count_if(r.candidates,
+                        [&](const CandidateRow &c) { return c.status == status; });
+}
+
 void printTable(const RunReport &run) {
+  // A column for the steps a time budget skipped, only when there are any.
+  bool anySkipped = llvm::any_of(run.dispatches, [](const DispatchReport &r) {
+    return countStatus(r, Status::Skipped) > 0;
+  });
   fmt::print("\nretune: tuning summary\n");
-  fmt::print("{:<44} {:>6} {:>11} {:>11} {:>8} {:>6} {:>7}\n", "dispatch",
-             "share", "baseline", "tuned", "speedup", "ok", "failed");
+  fmt::print("{:<44} {:>6} {:>11} {:>11} {:>8} {:>6} {:>7}{}\n", "dispatch", "share",
+             "baseline", "tuned", "speedup", "ok", "failed", anySkipped ? "  skipped" : "");
   for (const DispatchReport &r : run.dispatches) {
-    unsigned ok = llvm::count_if(r.candidates, [](const CandidateRow &c) {
-      return c.status == Status::Ok;
-    });
-    fmt::print("{:<44} {:>5.1f}% {:>9.3f}ms {:>9.3f}ms {:>7.2f}x {:>6} {:>7}\n",
-               r.name, 100 * r.share, 1e3 * r.baseline, 1e3 * r.best, r.speedup,
-               ok, r.candidates.size() - ok);
+    unsigned ok = countStatus(r, Status::Ok), skipped = countStatus(r, Status::Skipped);
+    fmt::print("{:<44} {:>5.1f}% {:>9.3f}ms {:>9.3f}ms {:>7.2f}x {:>6} {:>7}{}\n", r.name,
+               100 * r.share, 1e3 * r.baseline, 1e3 * r.best, r.speedup, ok,
+               r.candidates.size() - ok - skipped,
+               anySkipped ? fmt::format(" {:>8}", skipped) : std::string());
   }
   const ModelReport &m = run.modelResult;
   // The headline row: the compiler's defaults -> what Retune ships.
@@ -597,7 +605,7 @@ std::string wrongSpaceWarning(const DispatchReport &dispatch) {
 std::string explainNoWinner(const RunReport &run) {
   if (run.dispatches.empty())
     return "the model has no dispatch to tune";
-  unsigned measured = 0, failed = 0, notApplied = 0;
+  unsigned measured = 0, failed = 0, notApplied = 0, skipped = 0;
   const DispatchReport *bestDispatch = nullptr;
   const CandidateRow *best = nullptr;
   for (const DispatchReport &d : run.dispatches) {
@@ -606,6 +614,7 @@ std::string explainNoWinner(const RunReport &run) {
     for (const CandidateRow &c : d.candidates)
       ++(c.status == Status::Ok           ? measured
          : c.status == Status::NotApplied ? notApplied
+         : c.status == Status::Skipped    ? skipped
                                           : failed);
     const CandidateRow *mine = bestMeasured(d);
     if (mine && (!best || mine->ratio < best->ratio)) {
@@ -618,6 +627,10 @@ std::string explainNoWinner(const RunReport &run) {
     others.push_back(formatv("{0} did not change the code", notApplied));
   if (failed)
     others.push_back(formatv("{0} failed (see the report)", failed));
+  if (skipped)
+    others.push_back(formatv("{0} skipped: the run's time budget was spent (the next "
+                             "`ninja tune` measures them)",
+                             skipped));
   if (!best)
     return "no candidate could be measured" +
            (others.empty() ? "" : "; " + join(others, "; "));

@@ -121,6 +121,40 @@ expect_contains "$out" "why: no candidate could be measured; 6 failed (see the r
 expect_contains "$(json_field "$repo/build/report/summary.json" 'd["model"]["why_no_winner"]')" \
   "no candidate could be measured; 6 failed" "summary.json says why the spec is empty"
 
+echo "== a run over its time budget ends with what it has; the next run does the rest"
+export RETUNE_CACHE_DIR=off
+repo=$work/budget
+make_repo "$repo" '[tune]' 'candidates = 3' 'budget = "30m"' '[bench]' 'repetitions = 3' "$weak"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" || fail "retune plan with a budget"
+expect_contains "$(cat "$repo/build/.retune/budget")" "1800" "the plan leaves the budget for the steps"
+# The budget is spent, deterministically, for candidates 1 and 2 of each
+# dispatch (a fault hook: a real run measures its ninja's age).
+out=$(RETUNE_INJECT_FAULT="budget-spent:/1.json,budget-spent:/2.json" ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "a run over its budget still exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+[ -s "$repo/build/tuning_spec.mlir" ] && pass "and ships a spec" || fail "no tuning_spec.mlir"
+ids=$(json_field "$repo/build/dispatches/index.json" '" ".join(x["id"] for x in d["dispatches"])')
+for id in $ids; do
+  expect_contains "$(json_field "$repo/build/results/$id/2.json" 'd["status"], d["message"]')" \
+    "skipped not run: the run's time budget" "a skipped bench is a record that says why ($id)"
+  expect_contains "$(json_field "$repo/build/best/$id.json" 'd["winner"]')" "0" "the candidate measured wins ($id)"
+done
+expect_contains "$out" "  skipped" "the console table has a skipped column"
+[ "$(wc -l <"$repo/build/.retune/skipped")" -ge 4 ] && pass "the skipped steps are in the ledger" || fail "ledger"
+out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the next run finishes" || { fail "next run exit $rc"; echo "$out" | tail -30; }
+expect_contains "$out" "step(s) an earlier run's time budget skipped run now" "the next run says it picks up"
+for id in $ids; do
+  expect_contains "$(json_field "$repo/build/results/$id/2.json" 'd["status"]')" "ok" "and measures what was skipped ($id)"
+done
+[ -e "$repo/build/.retune/skipped" ] && fail "the ledger outlives the run that did its steps" || pass "ledger emptied"
+out=$(ninja -C "$repo/build" tune 2>&1)
+expect_contains "$out" "ninja: no work to do." "a third run does nothing"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" --budget 5m >/dev/null || fail "plan --budget"
+expect_contains "$(cat "$repo/build/.retune/budget")" "300" "--budget overrides tune.toml"
+expect_contains "$(ninja -C "$repo/build" tune 2>&1)" "ninja: no work to do." "a new budget redoes no measurement"
+out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" --budget soon 2>&1) && fail "plan --budget soon"
+expect_contains "$out" "--budget soon: not a duration" "a bad --budget is refused"
+
 echo "== a killed run resumes without redoing finished candidates"
 export RETUNE_CACHE_DIR=off
 repo=$work/resume

@@ -212,6 +212,8 @@ static Error runParent(const char *argv0) {
                               {options.baselinePath, &*baseline}})
     if (Error err = checkArtifact(path, *record))
       return err;
+  if (baseline->status == Status::Skipped)
+    return writeFailure(Status::Skipped, "the baseline: " + baseline->message);
   if (baseline->status != Status::Ok)
     return writeFailure(Status::BenchError,
                         "the baseline did not compile: " + baseline->message);

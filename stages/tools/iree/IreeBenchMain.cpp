@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/BenchStage.h"
+#include "stages/core/Records.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
@@ -49,6 +51,7 @@ static cl::opt<std::string> reuseDir("reuse-dir",
                                               "and device"),
                                      cl::cat(tools::category()));
 
+
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   tools::parseOptions(
@@ -57,6 +60,9 @@ int main(int argc, char **argv) {
       "iree-benchmark-module on one device and write its samples.\n\nA "
       "module that did not compile, crashes, hangs or reports an error gets "
       "a record with that status and exit code 0.\n");
+  if (std::optional<std::string> spent = budgetSpent(outputPath))
+    return finishTool("retune-iree-bench",
+                      writeSkippedRecord(outputPath, *spent, /*isBench=*/true));
   retune::iree::BenchOptions options;
   options.iree = tools::toolOptionsFromCommandLine();
   options.compileRecordPath = compileRecordPath;

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/CompileStage.h"
+#include "stages/core/Records.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
@@ -43,6 +45,9 @@ int main(int argc, char **argv) {
       "retune-iree-compile: compile a dispatch benchmark with a tuning spec "
       "into a vmfb and write a compile record.\n\nFailures of the compile "
       "(errors, crashes, timeouts, no vmfb) are records with exit code 0.\n");
+  if (std::optional<std::string> spent = budgetSpent(recordPath))
+    return finishTool("retune-iree-compile",
+                      writeSkippedRecord(recordPath, *spent, /*isBench=*/false));
   retune::iree::CompileOptions options;
   options.iree = tools::toolOptionsFromCommandLine();
   options.inputPath = inputPath;

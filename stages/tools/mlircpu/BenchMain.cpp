@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/BenchStage.h"
+#include "stages/core/Records.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -65,6 +67,9 @@ int main(int argc, char **argv) {
       "time both, interleaved.\n\nA candidate that failed to compile, "
       "crashes, hangs or computes wrong numbers gets a record with that "
       "status and exit code 0.\n");
+  // The measuring child re-executes this tool: only the step itself asks.
+  if (std::optional<std::string> spent = child ? std::nullopt : budgetSpent(outputPath))
+    return finishTool("retune-bench", writeSkippedRecord(outputPath, *spent, /*isBench=*/true));
   retune::mlircpu::BenchOptions options;
   options.baselinePath = baselinePath;
   options.candidatePath = candidatePath;

@@ -5,6 +5,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CompileStage.h"
+#include "stages/core/Records.h"
+#include "stages/support/RunBudget.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -53,6 +55,9 @@ int main(int argc, char **argv) {
       "shared object for this CPU.\n\nFailures of the compile itself (errors, "
       "crashes, timeouts) are written to --record with status != ok and exit "
       "code 0; only bad invocations exit non-zero.\n");
+  if (std::optional<std::string> spent = budgetSpent(recordPath))
+    return finishTool("retune-compile",
+                      writeSkippedRecord(recordPath, *spent, /*isBench=*/false));
   retune::mlircpu::CompileOptions options;
   options.payloadPath = payloadPath;
   options.specPath = specPath;
