@@ -14,6 +14,7 @@
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
+#include "stages/support/RunBudget.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -75,8 +76,20 @@ Error runFlagsStage(const FlagsOptions &options) {
     return base.takeError();
   FlagChoice choice;
   choice.defaultCompileSeconds = base->seconds;
-  for (auto [k, set] : enumerate(*sets))
+  for (auto [k, set] : enumerate(*sets)) {
+    // The run's budget (RunBudget.h) stops the search between sets: each
+    // costs a whole-model compile. The sets measured decide; the others
+    // stay unmeasured until the sets or the compiler change.
+    if (std::optional<std::string> spent = budgetSpent(options.outputPath)) {
+      FlagSetOutcome skipped;
+      skipped.flags = set;
+      skipped.status = Status::Skipped;
+      skipped.message = *spent;
+      choice.sets.push_back(std::move(skipped));
+      continue;
+    }
     choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str()));
+  }
   for (const FlagSetOutcome &o : choice.sets)
     if (o.status == Status::Ok && o.ratio > 0) {
       choice.defaultMedianSeconds = o.medianSeconds / o.ratio;

@@ -161,6 +161,18 @@ static std::string compileCost(const FlagSetOutcome &set,
       .str();
 }
 
+/// "; 2 flag set(s) not measured: ...", or "".
+static std::string skippedSets(const FlagChoice &choice) {
+  auto skipped = llvm::count_if(
+      choice.sets, [](const FlagSetOutcome &o) { return o.status == Status::Skipped; });
+  if (!skipped)
+    return "";
+  return formatv("; {0} flag set(s) not measured: the run's time budget was spent (delete "
+                 "flags/chosen.json to search them)",
+                 skipped)
+      .str();
+}
+
 void chooseFlagSet(FlagChoice &choice, double margin) {
   const FlagSetOutcome *best = nullptr;
   for (const FlagSetOutcome &o : choice.sets)
@@ -173,6 +185,7 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
                             join(best->flags, " "), best->ratio)
                         .str();
     choice.reason += compileCost(*best, choice.defaultCompileSeconds);
+    choice.reason += skippedSets(choice);
     return;
   }
   choice.chosen.clear();
@@ -181,7 +194,11 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
                      "{0:f3} (best: {1} at {2:f3}x)",
                      margin, join(best->flags, " "), best->ratio)
                  .str()
+       : llvm::all_of(choice.sets,
+                      [](const FlagSetOutcome &o) { return o.status == Status::Skipped; })
+           ? std::string("no flag set was measured; the default flags stay")
            : std::string("every flag set failed; the default flags stay");
+  choice.reason += skippedSets(choice);
 }
 
 } // namespace retune::iree

@@ -41,6 +41,25 @@ TEST(ModelFlags, DefaultStaysWithinTheMarginOrWhenAllFail) {
   EXPECT_NE(failed.reason.find("every flag set failed"), std::string::npos);
 }
 
+TEST(ModelFlags, SetsTheBudgetSkippedAreNotChosenAndTheReasonCountsThem) {
+  FlagChoice choice;
+  choice.sets = {measured({"--b"}, 0.8), measured({"--c"}, 0, Status::Skipped),
+                 measured({"--d"}, 0, Status::Skipped)};
+  chooseFlagSet(choice, 0.02);
+  EXPECT_EQ(choice.chosen, FlagSet{"--b"});
+  EXPECT_NE(choice.reason.find("; 2 flag set(s) not measured: the run's time budget was spent"),
+            std::string::npos)
+      << choice.reason;
+  FlagChoice none;
+  none.sets = {measured({"--c"}, 0, Status::Skipped)};
+  chooseFlagSet(none, 0.02);
+  EXPECT_TRUE(none.chosen.empty());
+  EXPECT_NE(none.reason.find("no flag set was measured; the default flags stay; 1 flag set(s) "
+                            "not measured"),
+            std::string::npos)
+      << none.reason;
+}
+
 TEST(ModelFlags, TheReasonSaysWhatTheChosenSetCostsToCompile) {
   // A set that wins by 20% but compiles 10x longer is chosen, and the
   // reason says what every build will cost.
