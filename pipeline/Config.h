@@ -8,6 +8,7 @@
 #ifndef RETUNE_PIPELINE_CONFIG_H
 #define RETUNE_PIPELINE_CONFIG_H
 
+#include "stages/core/Defaults.h"
 #include "stages/support/LLVM.h"
 
 #include <optional>
@@ -38,7 +39,7 @@ struct IreeConfig {
   /// One depth-1 pool per device; benches are assigned round-robin.
   std::vector<std::string> devices = {"hip://0"};
   /// --benchmark_repetitions of every IREE benchmark.
-  unsigned repetitions = 5;
+  unsigned repetitions = defaults::kIreeRepetitions;
   /// Baseline/tuned alternations of the whole-model benchmark.
   unsigned modelRounds = 3;
   /// Per dispatch, how many of its fastest candidates are measured alone in
@@ -48,7 +49,7 @@ struct IreeConfig {
   /// Absolute path of a profile weighting dispatches by time; empty: FLOPs.
   std::string profile;
   /// Seconds the dump (a whole-model compile) may take.
-  unsigned dumpTimeout = 1800;
+  unsigned dumpTimeout = defaults::kIreeDumpTimeoutSeconds;
 };
 
 /// The `[mlir-cpu]` table: the embedded compiler's own options.
@@ -141,15 +142,15 @@ struct TuneConfig {
   bool budgetFromCommandLine = false;
 
   // [compile]
-  unsigned compileTimeout = 120;
-  unsigned compileMemoryMB = 8192;
+  unsigned compileTimeout = defaults::kCompileTimeoutSeconds;
+  unsigned compileMemoryMB = defaults::kCompileMemoryMB;
 
   // [bench]
-  unsigned warmup = 2;
-  unsigned repetitions = 10;
-  double minSampleSeconds = 0.002;
-  unsigned benchTimeout = 300;
-  unsigned seed = 1;
+  unsigned warmup = defaults::kWarmup;
+  unsigned repetitions = defaults::kRepetitions;
+  double minSampleSeconds = defaults::kMinSampleSeconds;
+  unsigned benchTimeout = defaults::kBenchTimeoutSeconds;
+  unsigned seed = defaults::kSeed;
 
   // [cache]
   /// Root of the content-addressed cache; empty: the default
@@ -157,7 +158,7 @@ struct TuneConfig {
   std::string cacheDir;
 
   // [select]
-  double margin = 0.02;
+  double margin = defaults::kMargin;
 
   // [cluster]
   ClusterConfig cluster;

@@ -7,6 +7,7 @@
 #include "stages/backends/iree/BenchStage.h"
 #include "stages/core/Records.h"
 #include "stages/support/RunBudget.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
@@ -28,10 +29,10 @@ static cl::opt<std::string> device("device", cl::Required,
                                    cl::desc("IREE device URI (hip://0, "
                                             "local-task, ...)"),
                                    cl::cat(tools::category()));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(5),
+static cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kIreeRepetitions),
                                      cl::desc("--benchmark_repetitions"),
                                      cl::cat(tools::category()));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(300),
+static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(defaults::kBenchTimeoutSeconds),
                                         cl::desc("seconds before the "
                                                  "benchmark is killed"),
                                         cl::cat(tools::category()));

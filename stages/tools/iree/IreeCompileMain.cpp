@@ -7,6 +7,7 @@
 #include "stages/backends/iree/CompileStage.h"
 #include "stages/core/Records.h"
 #include "stages/support/RunBudget.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
@@ -28,7 +29,7 @@ static cl::opt<std::string> vmfbPath("vmfb", cl::Required,
 static cl::opt<std::string> recordPath("record", cl::Required,
                                        cl::desc("compile record to write"),
                                        cl::cat(tools::category()));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(16),
+static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(defaults::kCompileTimeoutSeconds),
                                         cl::desc("seconds before the compile "
                                                  "is killed"),
                                         cl::cat(tools::category()));

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/DumpStage.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
@@ -29,7 +30,7 @@ static cl::opt<std::string> profilePath("profile",
                                         cl::desc("weigh dispatches by this "
                                                  "profile's times"),
                                         cl::cat(tools::category()));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(1800),
+static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(defaults::kIreeDumpTimeoutSeconds),
                                         cl::desc("seconds the dump may take"),
                                         cl::cat(tools::category()));
 static cl::opt<std::string>

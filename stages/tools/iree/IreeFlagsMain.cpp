@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/FlagsStage.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ModelRunCommandLine.h"
 #include "stages/tools/iree/ToolOptions.h"
@@ -26,7 +27,7 @@ static cl::opt<std::string> outputPath("output", cl::Required,
 static cl::opt<std::string> flagsFile("flags-file", cl::Required,
                                       cl::desc("compile_flags.txt to write"),
                                       cl::cat(tools::category()));
-static cl::opt<double> margin("margin", cl::init(0.02),
+static cl::opt<double> margin("margin", cl::init(defaults::kMargin),
                               cl::desc("a set must beat the default by this"),
                               cl::cat(tools::category()));
 

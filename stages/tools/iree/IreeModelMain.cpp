@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/ModelStage.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ModelRunCommandLine.h"
 #include "stages/tools/iree/ToolOptions.h"
@@ -37,7 +38,7 @@ static cl::opt<unsigned>
             cl::cat(tools::category()));
 
 static cl::opt<double>
-    margin("margin", cl::init(0.02),
+    margin("margin", cl::init(defaults::kMargin),
            cl::desc("a spec is kept only when the model runs in less than "
                     "1 - max(margin, noise) of the baseline's time"),
            cl::cat(tools::category()));

@@ -1,6 +1,7 @@
 //===- ModelRunCommandLine.cpp - The flags of whole-model runs ------------===//
 #include "stages/tools/iree/ModelRunCommandLine.h"
 
+#include "stages/core/Defaults.h"
 #include "stages/tools/iree/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -20,15 +21,15 @@ cl::opt<std::string> entry("entry",
                            cl::desc("function to benchmark (default: the "
                                     "only public one)"),
                            cl::cat(category()));
-cl::opt<unsigned> repetitions("repetitions", cl::init(5),
+cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kIreeRepetitions),
                               cl::desc("--benchmark_repetitions per run"),
                               cl::cat(category()));
 cl::opt<unsigned> rounds("rounds", cl::init(3),
                          cl::desc("reference/other alternations"),
                          cl::cat(category()));
-cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(120),
+cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(defaults::kCompileTimeoutSeconds),
                                  cl::cat(category()));
-cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
+cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(defaults::kBenchTimeoutSeconds),
                                cl::cat(category()));
 } // namespace
 

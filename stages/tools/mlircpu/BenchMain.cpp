@@ -7,6 +7,7 @@
 #include "stages/backends/mlircpu/BenchStage.h"
 #include "stages/core/Records.h"
 #include "stages/support/RunBudget.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -30,20 +31,20 @@ static cl::opt<std::string>
     functionName("function",
                  cl::desc("function to time (default: the only one)"),
                  cl::cat(category));
-static cl::opt<unsigned> warmup("warmup", cl::init(2),
+static cl::opt<unsigned> warmup("warmup", cl::init(defaults::kWarmup),
                                 cl::desc("untimed calls before sampling"),
                                 cl::cat(category));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(10),
+static cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kRepetitions),
                                      cl::desc("timed samples per kernel"),
                                      cl::cat(category));
-static cl::opt<double> minSample("min-sample-s", cl::init(0.002),
+static cl::opt<double> minSample("min-sample-s", cl::init(defaults::kMinSampleSeconds),
                                  cl::desc("minimum duration of one sample"),
                                  cl::cat(category));
-static cl::opt<unsigned> seed("seed", cl::init(1),
+static cl::opt<unsigned> seed("seed", cl::init(defaults::kSeed),
                               cl::desc("seed of the random inputs"),
                               cl::cat(category));
 static cl::opt<unsigned>
-    timeoutSeconds("timeout", cl::init(300),
+    timeoutSeconds("timeout", cl::init(defaults::kBenchTimeoutSeconds),
                    cl::desc("seconds before the bench is killed"),
                    cl::cat(category));
 static auto &cacheDir = cacheDirOption(category);

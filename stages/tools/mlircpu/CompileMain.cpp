@@ -7,6 +7,7 @@
 #include "stages/backends/mlircpu/CompileStage.h"
 #include "stages/core/Records.h"
 #include "stages/support/RunBudget.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -32,10 +33,10 @@ static cl::opt<unsigned> threads("code-threads", cl::init(1),
                                  cl::desc("threads of the generated code"),
                                  cl::cat(category));
 static cl::opt<unsigned>
-    timeoutSeconds("timeout", cl::init(120),
+    timeoutSeconds("timeout", cl::init(defaults::kCompileTimeoutSeconds),
                    cl::desc("seconds before the compile is killed"),
                    cl::cat(category));
-static cl::opt<unsigned> memoryMB("memory-mb", cl::init(8192),
+static cl::opt<unsigned> memoryMB("memory-mb", cl::init(defaults::kCompileMemoryMB),
                                   cl::desc("memory limit of the compile (MiB)"),
                                   cl::cat(category));
 static auto &cacheDir = cacheDirOption(category);

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/ModelStage.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -38,14 +39,14 @@ static cl::opt<std::string> entry("entry", cl::desc("function to time"),
 static cl::opt<unsigned> threads("code-threads", cl::init(1),
                                  cl::desc("threads of the generated code"),
                                  cl::cat(category));
-static cl::opt<unsigned> warmup("warmup", cl::init(2), cl::cat(category));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(10),
+static cl::opt<unsigned> warmup("warmup", cl::init(defaults::kWarmup), cl::cat(category));
+static cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kRepetitions),
                                      cl::cat(category));
-static cl::opt<double> minSample("min-sample-s", cl::init(0.002),
+static cl::opt<double> minSample("min-sample-s", cl::init(defaults::kMinSampleSeconds),
                                  cl::cat(category));
-static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(300),
+static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(defaults::kCompileTimeoutSeconds),
                                         cl::cat(category));
-static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(600),
+static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(defaults::kBenchTimeoutSeconds),
                                       cl::cat(category));
 static auto &cacheDir = cacheDirOption(category);
 
