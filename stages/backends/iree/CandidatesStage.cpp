@@ -292,16 +292,7 @@ IreeView viewOfDispatch() {
 std::optional<bool> ireeAdmits(ArrayRef<IreeConstraintSystem> systems,
                                const gpu::Candidate &candidate) {
   const gpu::GpuConfig &g = candidate.config;
-  IreeConstrainedConfig config;
-  config.workgroup = g.workgroup;
-  config.reduction = g.reduction;
-  config.subgroup = g.subgroup;
-  config.subgroupBasis = g.basisCounts;
-  config.workgroupSize.assign(g.workgroupSize.begin(), g.workgroupSize.end());
-  config.subgroupSize = g.subgroupSize;
-  config.prefetchStages = candidate.prefetchStages;
-  config.mma = g.mma ? g.mma->name : "";
-  config.useIgemm = g.useIgemm;
+  IreeConstrainedConfig config = constrainedConfigOf(candidate);
   for (const IreeConstraintSystem &system : systems) {
     if (system.pipeline != gpu::toString(g.pipeline))
       continue;

@@ -306,6 +306,21 @@ IreeConstrainedConfig constrainedConfigOf(const gpu::CompilerChoice &choice) {
   return config;
 }
 
+IreeConstrainedConfig constrainedConfigOf(const gpu::Candidate &candidate) {
+  const gpu::GpuConfig &g = candidate.config;
+  IreeConstrainedConfig config;
+  config.workgroup = g.workgroup;
+  config.reduction = g.reduction;
+  config.subgroup = g.subgroup;
+  config.subgroupBasis = g.basisCounts;
+  config.workgroupSize.assign(g.workgroupSize.begin(), g.workgroupSize.end());
+  config.subgroupSize = g.subgroupSize;
+  config.prefetchStages = candidate.prefetchStages;
+  config.mma = g.mma ? g.mma->name : "";
+  config.useIgemm = g.useIgemm;
+  return config;
+}
+
 IreeConstrainedConfig fillKnobs(const IreeConstraintSystem &system,
                                 const StringMap<int64_t> &values) {
   IreeConstrainedConfig config;
@@ -478,21 +493,6 @@ Expected<std::vector<IreeConstraintSystem>> readIreeConstraints(StringRef generi
     systems.push_back(std::move(*system));
   }
   return systems;
-}
-
-Expected<std::vector<IreeConstraintSpace>>
-solveIreeConstraints(StringRef genericText, StringRef fileName, size_t limit) {
-  Expected<std::vector<IreeConstraintSystem>> systems = readIreeConstraints(genericText, fileName);
-  if (!systems)
-    return systems.takeError();
-  std::vector<IreeConstraintSpace> spaces;
-  for (const IreeConstraintSystem &system : *systems) {
-    Expected<IreeConstraintSpace> space = solveSystem(system, limit);
-    if (!space)
-      return space.takeError();
-    spaces.push_back(std::move(*space));
-  }
-  return spaces;
 }
 
 } // namespace retune::iree

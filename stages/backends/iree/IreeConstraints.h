@@ -17,7 +17,7 @@
 #ifndef RETUNE_BACKENDS_IREE_IREECONSTRAINTS_H
 #define RETUNE_BACKENDS_IREE_IREECONSTRAINTS_H
 
-#include "stages/search/gpu/CompilerChoice.h"
+#include "stages/search/gpu/Candidates.h"
 #include "stages/search/solver/Model.h"
 #include "stages/support/LLVM.h"
 
@@ -80,7 +80,12 @@ struct IreeConstraintSystem {
 /// The compiler's own config, as a constraints template spells one.
 IreeConstrainedConfig constrainedConfigOf(const gpu::CompilerChoice &choice);
 
-/// Every constraints op in `genericText`, translated (no solving).
+/// A candidate of Retune's GPU search, likewise.
+IreeConstrainedConfig constrainedConfigOf(const gpu::Candidate &candidate);
+
+/// Every constraints op in `genericText` (an executable-configurations
+/// output in generic form), translated, not solved. An op the translation
+/// does not know is an error naming it and the constraints' line.
 Expected<std::vector<IreeConstraintSystem>> readIreeConstraints(StringRef genericText,
                                                                 StringRef fileName);
 
@@ -99,12 +104,6 @@ Expected<bool> admits(const IreeConstraintSystem &system,
 
 /// Every solution of one system (at most `limit`; 0 = all).
 Expected<IreeConstraintSpace> solveSystem(const IreeConstraintSystem &system, size_t limit);
-
-/// Every constraints op in `genericText` (an executable-configurations
-/// output in generic form), each solved to at most `limit` configs. An op
-/// the translation does not know is an error naming it and its line.
-Expected<std::vector<IreeConstraintSpace>>
-solveIreeConstraints(StringRef genericText, StringRef fileName, size_t limit);
 
 } // namespace retune::iree
 
