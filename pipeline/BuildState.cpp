@@ -159,9 +159,12 @@ static unsigned removeSkippedRecords(StringRef buildDir) {
       consumeError(value.takeError());
       continue;
     }
+    // Only what the budget cut short: a skipped step, or a model step that
+    // did the least it could (ModelRecord::budgetLimited).
     const json::Object *object = value->getAsObject();
-    if (object && object->getString("status") == StringRef("skipped") &&
-        !sys::fs::remove(path))
+    bool cutShort = object && (object->getString("status") == StringRef("skipped") ||
+                               object->getBoolean("budget_limited").value_or(false));
+    if (cutShort && !sys::fs::remove(path))
       ++removed;
   }
   sys::fs::remove(ledger);

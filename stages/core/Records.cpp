@@ -609,6 +609,8 @@ json::Value toJson(const ModelRecord &record) {
     object["in_model_profile"] = json::Array(record.inModelProfile);
   if (!record.profileNote.empty())
     object["profile_note"] = record.profileNote;
+  if (record.budgetLimited)
+    object["budget_limited"] = true;
   return object;
 }
 
@@ -628,6 +630,9 @@ Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
   record.maxError = reader.num("max_error", false);
   record.resultsChecked = reader.str("results_checked", false);
   record.profileNote = reader.str("profile_note", false);
+  if (reader.object)
+    record.budgetLimited =
+        reader.object->getBoolean("budget_limited").value_or(false);
   record.baselineSamples = reader.nums("baseline_samples_s");
   record.tunedSamples = reader.nums("tuned_samples_s");
   record.seconds = reader.num("seconds", false);

@@ -226,6 +226,9 @@ struct ModelRecord {
   llvm::json::Array inModelProfile;
   /// iree: why there is no profile (empty when there is one).
   std::string profileNote;
+  /// The run's time budget cut this step short (iree: all winners together
+  /// only): the next run's VERIFY removes the record, so the step is redone.
+  bool budgetLimited = false;
   /// Whether (and how) the tuned model's results were checked.
   std::string resultsChecked;
   std::vector<double> baselineSamples;

@@ -357,6 +357,8 @@ std::string timelineChart(const std::vector<StageTiming> &stages,
   double end = start;
   std::vector<std::vector<const StepTime *>> shown(stages.size());
   for (size_t s = 0; s < stages.size(); ++s) {
+    if (stages[s].timedByNinja)
+      continue;
     for (const StepTime &step : stages[s].steps) {
       if (step.start < start) {
         ++*hidden;
@@ -376,6 +378,8 @@ std::string timelineChart(const std::vector<StageTiming> &stages,
   std::vector<unsigned> laneCounts(stages.size());
   double bottom = top;
   for (size_t s = 0; s < stages.size(); ++s) {
+    if (stages[s].timedByNinja)
+      continue;
     lanes[s] = packLanes(shown[s], 8, &laneCounts[s]);
     bottom += laneCounts[s] * laneHeight + 14;
   }
@@ -383,6 +387,8 @@ std::string timelineChart(const std::vector<StageTiming> &stages,
                  "when each step of the latest session ran, per stage");
   double y = top;
   for (size_t s = 0; s < stages.size(); ++s) {
+    if (stages[s].timedByNinja)
+      continue;
     double rowHeight = laneCounts[s] * laneHeight + 14;
     svg.text(left - 8, y + rowHeight / 2 + 4, stages[s].name, "tick", "end");
     svg.line(left, y + rowHeight, right, y + rowHeight, "grid");

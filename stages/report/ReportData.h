@@ -134,6 +134,9 @@ struct StageTiming {
   double wall = 0, busy = 0;
   std::vector<StepTime> steps;
   unsigned stepCount = 0, cachedCount = 0;
+  /// A step that writes no timed record (import, flags, dump): Ninja's log
+  /// gives its length, not when it ran, so the timeline leaves it out.
+  bool timedByNinja = false;
 };
 
 /// One earlier (or the current) run, as its summary.json recorded it.

@@ -11,6 +11,7 @@
 #include "stages/core/Records.h"
 #include "stages/report/History.h"
 #include "stages/report/HtmlReport.h"
+#include "stages/report/NinjaLog.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
 #include "stages/support/StageClock.h"
@@ -22,6 +23,7 @@
 #include "llvm/Support/Path.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <map>
 #include <optional>
 
@@ -59,6 +61,32 @@ void addStep(StageTiming &stage, StageClock &clock, double startedAt,
 struct Clocks {
   StageClock candidates, compile, bench, model;
 };
+
+/// The steps before the per-dispatch search, as long as Ninja timed their
+/// edges' latest runs (NinjaLog.h); those the build has not run are left
+/// out.
+std::vector<StageTiming> ninjaTimedStages() {
+  Expected<std::string> log = readFile(at(".ninja_log"));
+  if (!log) {
+    consumeError(log.takeError());
+    return {};
+  }
+  StringMap<double> seconds = edgeSeconds(*log);
+  std::vector<StageTiming> stages;
+  for (auto [name, output] : {std::pair<StringRef, StringRef>{"import", "import/model.mlir"},
+                              {"flags", "flags/chosen.json"},
+                              {"dump", "dispatches/index.json"}}) {
+    auto it = seconds.find(output);
+    if (it == seconds.end())
+      continue;
+    StageTiming stage{name.str()};
+    stage.wall = stage.busy = it->second;
+    stage.stepCount = 1;
+    stage.timedByNinja = true;
+    stages.push_back(std::move(stage));
+  }
+  return stages;
+}
 
 /// "key=value, ..." with keys sorted (json::Object has no order).
 std::string configText(const json::Object &config) {
@@ -455,10 +483,13 @@ void printTable(const RunReport &run) {
   printWhereTheTimeGoes(run);
   const StageTiming &compile = stageNamed(run, "compile");
   const StageTiming &bench = stageNamed(run, "bench");
-  fmt::print("stage wall seconds: candidates {:.2f}, compile {:.2f} (busy "
-             "{:.2f}), bench {:.2f}, model {:.2f}\n",
-             stageNamed(run, "candidates").wall, compile.wall, compile.busy,
-             bench.wall, stageNamed(run, "model").wall);
+  std::vector<std::string> stageTimes;
+  for (const StageTiming &stage : run.stages)
+    stageTimes.push_back(
+        stage.busy > stage.wall + 0.005
+            ? fmt::format("{} {:.2f} (busy {:.2f})", stage.name, stage.wall, stage.busy)
+            : fmt::format("{} {:.2f}", stage.name, stage.wall));
+  fmt::print("stage wall seconds: {}\n", fmt::join(stageTimes, ", "));
   fmt::print("cache hits: compile {}/{}, bench {}/{}\n", compile.cachedCount,
              compile.stepCount, bench.cachedCount, bench.stepCount);
 }
@@ -533,6 +564,7 @@ Error writeRun() {
   }
   addStep(stages.model, clocks.model, run.modelResult.startedAt,
           run.modelResult.seconds, false, "model: baseline, tuned, pruning");
+  run.stages = ninjaTimedStages();
   for (auto [stage, clock] : {std::pair{&stages.candidates, &clocks.candidates},
                               {&stages.compile, &clocks.compile},
                               {&stages.bench, &clocks.bench},

@@ -8,6 +8,9 @@ example=$3
 export PATH=$fakes:$PATH
 
 rm -rf "$work" && mkdir -p "$work"
+# This test's own cache: the fakes change between builds of the project,
+# and a cache keyed by their (fixed) version must not outlive them.
+export RETUNE_CACHE_DIR=$work/cache
 repo=$work/repo
 cp -r "$example" "$repo" && rm -rf "$repo/build"
 # Short timeouts: the fakes hang on purpose below.
@@ -63,6 +66,26 @@ grep -q "$slow" "$repo/build/tuning_spec.mlir" && fail "tuning_spec.mlir still h
   || pass "tuning_spec.mlir leaves the slow winner out"
 expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "@__kernel_config" "the pruned spec is a linked IREE spec"
 sed -i '/^model_candidates = 0/d' "$repo/tune.toml"
+
+echo "== a budget spent before the model step: all winners together only; the next run does the rest"
+sed -i 's/^\[tune\]$/[tune]\nbudget = "30m"/' "$repo/tune.toml"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" >/dev/null || fail "retune plan with a budget"
+rm -f "$repo/build/model/result.json"
+out=$(FAKE_IREE_MODEL_SLOW_WITH=$slow RETUNE_INJECT_FAULT=budget-spent:model/result.json ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+expect_contains "$(json_field "$result" 'len(d.get("in_model_trials", [])), len(d["winners_kept"]), d["decision"]')" \
+  "0 0 no combination of winners made the model faster; the spec is empty; the run's time budget was spent" \
+  "only all winners together were measured, and the slower model ships no spec"
+expect_contains "$(json_field "$result" 'd["winners_dropped"][0]["reason"], d["profile_note"]')" \
+  "not measured (not run: the run's time budget" "the winners not tried say why"
+expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "transform.named_sequence" "the spec shipped is valid (empty)"
+expect_contains "$(cat "$repo/build/.retune/skipped")" "model/result.json" "the model step is in the ledger"
+out=$(FAKE_IREE_MODEL_SLOW_WITH=$slow ninja -C "$repo/build" tune 2>&1)
+expect_contains "$out" "step(s) an earlier run's time budget skipped run now" "the next run picks up the model step"
+expect_contains "$(json_field "$result" 'len(d["in_model_trials"]) > 0, len(d["winners_kept"]), d["decision"]')" \
+  "True $(( $(wc -w <<<"$winners") - 1 )) all winners kept" "the next run tries each candidate in the model"
+sed -i '/^budget = /d' "$repo/tune.toml"
+"$retune" plan "$repo/tune.toml" -B "$repo/build" >/dev/null || fail "retune plan without a budget"
 
 echo "== failures injected through the fakes are records, not fatal"
 hot=$(json_field "$repo/build/dispatches/index.json" 'd["dispatches"][0]["id"]')

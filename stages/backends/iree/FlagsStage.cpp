@@ -31,6 +31,8 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
   outcome.compileSeconds = compiled.seconds;
+  outcome.compileCached = compiled.cached;
+  outcome.compilePasses = runner.slowestPasses(tag);
   if (compiled.status != Status::Ok) {
     outcome.status = compiled.status;
     outcome.message = compiled.message;
@@ -76,6 +78,7 @@ Error runFlagsStage(const FlagsOptions &options) {
     return base.takeError();
   FlagChoice choice;
   choice.defaultCompileSeconds = base->seconds;
+  choice.defaultCompilePasses = runner->slowestPasses("default");
   for (auto [k, set] : enumerate(*sets)) {
     // The run's budget (RunBudget.h) stops the search between sets: each
     // costs a whole-model compile. The sets measured decide; the others

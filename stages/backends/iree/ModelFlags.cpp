@@ -96,7 +96,9 @@ json::Value toJson(const FlagChoice &choice) {
     json::Object entry{{"flags", toArray(o.flags)},
                        {"status", toString(o.status)},
                        {"message", o.message},
-                       {"compile_s", o.compileSeconds}};
+                       {"compile_s", o.compileSeconds},
+                       {"compile_cached", o.compileCached},
+                       {"compile_passes", toJson(o.compilePasses)}};
     if (o.status == Status::Ok) {
       entry["median_s"] = o.medianSeconds;
       entry["ratio"] = o.ratio;
@@ -106,6 +108,7 @@ json::Value toJson(const FlagChoice &choice) {
   return json::Object{{"schema", schema::kFlags},
                       {"default_median_s", choice.defaultMedianSeconds},
                       {"default_compile_s", choice.defaultCompileSeconds},
+                      {"default_compile_passes", toJson(choice.defaultCompilePasses)},
                       {"sets", std::move(sets)},
                       {"chosen", toArray(choice.chosen)},
                       {"reason", choice.reason}};
@@ -124,6 +127,8 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
       object->getNumber("default_median_s").value_or(0);
   choice.defaultCompileSeconds =
       object->getNumber("default_compile_s").value_or(0);
+  choice.defaultCompilePasses =
+      passTimesFromJson(object->get("default_compile_passes"));
   choice.reason = object->getString("reason").value_or("").str();
   if (const json::Array *sets = object->getArray("sets"))
     for (const json::Value &set : *sets) {
@@ -141,6 +146,8 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
       o.medianSeconds = entry->getNumber("median_s").value_or(0);
       o.ratio = entry->getNumber("ratio").value_or(0);
       o.compileSeconds = entry->getNumber("compile_s").value_or(0);
+      o.compileCached = entry->getBoolean("compile_cached").value_or(false);
+      o.compilePasses = passTimesFromJson(entry->get("compile_passes"));
       choice.sets.push_back(std::move(o));
     }
   return choice;

@@ -16,6 +16,7 @@
 #ifndef RETUNE_IREE_MODELFLAGS_H
 #define RETUNE_IREE_MODELFLAGS_H
 
+#include "stages/backends/iree/CompileTiming.h"
 #include "stages/core/Records.h"
 
 #include "llvm/Support/JSON.h"
@@ -51,8 +52,12 @@ struct FlagSetOutcome {
   /// the set failed.
   double ratio = 0;
   /// Seconds the whole-model compile with the set took (part of what a
-  /// set costs: a nightly run compiles the model many times).
+  /// set costs: a nightly run compiles the model many times), also when
+  /// this run replayed the build from the cache (`compileCached`).
   double compileSeconds = 0;
+  bool compileCached = false;
+  /// Where that compile's time went (CompileTiming.h).
+  std::vector<PassTime> compilePasses;
 };
 
 /// flags/chosen.json.
@@ -60,6 +65,7 @@ struct FlagChoice {
   double defaultMedianSeconds = 0;
   /// Seconds the whole-model compile with the default flags took.
   double defaultCompileSeconds = 0;
+  std::vector<PassTime> defaultCompilePasses;
   std::vector<FlagSetOutcome> sets;
   /// The chosen set (empty: the default flags won).
   FlagSet chosen;

@@ -1,11 +1,17 @@
 //===- ModelRun.cpp - Building and timing the whole model -----------------===//
 #include "stages/backends/iree/ModelRun.h"
 
+#include "cache/CachedStep.h"
+#include "stages/backends/iree/CompileTiming.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/TargetParser/Host.h"
 
 using namespace llvm;
 
@@ -22,6 +28,40 @@ std::string familyOfFlags(ArrayRef<std::string> flags) {
   }
   return "gpu";
 }
+
+/// What makes a whole-model build: IREE's compiler, the exact arguments
+/// Retune passes it (paths of this build replaced by the content of the
+/// model and the spec) and the host (llvm-cpu builds for `host`). Not the
+/// stage tool: the flags and model steps share builds (the model step's
+/// baseline is the flag search's chosen set). Empty when an input cannot be
+/// read (the compile then reports it).
+std::string modelBuildKey(const IreeTools &tools, CompileRequest request) {
+  FieldHasher key;
+  key.add("stage", "iree-model-build")
+      .add("iree", tools.version.text)
+      .add("iree_compile", tools.compile)
+      .add("cpu", sys::getHostCPUName());
+  for (auto [tag, path] : {std::pair<StringRef, std::string *>{"model", &request.input},
+                           {"spec", &request.specPath}}) {
+    if (path->empty())
+      continue;
+    Expected<std::string> text = readFile(*path);
+    if (!text) {
+      consumeError(text.takeError());
+      return "";
+    }
+    key.add(tag, blake3Hex(*text));
+    *path = ("<" + tag + ">").str();
+  }
+  request.vmfbPath = "<module>";
+  request.reproducerPath = "<reproducer>";
+  return key.add("args", join(compileArgs(tools.syntax(), request), "\n"))
+      .hex(16);
+}
+
+/// The compile log rides along in the cache: its pass timing says where
+/// the build's time went, replayed or not.
+constexpr StringLiteral kLogBlob = "compile.log";
 } // namespace
 
 std::string ModelRunOptions::inWork(const Twine &name) const {
@@ -49,10 +89,84 @@ CompileRecord ModelRunner::compile(StringRef tag, StringRef spec,
   request.flags = runOptions.iree.compileFlags;
   request.flags.insert(request.flags.end(), extraFlags.begin(),
                        extraFlags.end());
+  // Where a large model's compile goes (CompileTiming.h), in the log.
+  for (std::string &flag : passTimingFlags())
+    request.flags.push_back(std::move(flag));
   request.family = familyOfFlags(request.flags);
   request.fromExecutableSources = false;
   request.timeoutSeconds = runOptions.compileTimeout;
-  return compileCandidate(tools, request);
+  CompileFiles files{runOptions.inWork(tag + ".compile.json"),
+                     request.vmfbPath, "artifact.vmfb"};
+  CachedStep step;
+  step.key = modelBuildKey(tools, request);
+  step.alreadyDone = [&](StringRef key) {
+    return compileAlreadyDone(files, key) && sys::fs::exists(request.logPath);
+  };
+  step.restore = [&](const CacheEntry &entry, StringRef key) -> Error {
+    auto log = entry.find(kLogBlob.str());
+    if (log == entry.end())
+      return makeError("cache entry without its compile log");
+    if (Error err = restoreCompile(files, entry, key))
+      return err;
+    // A replayed build keeps the seconds its compile took: that is what
+    // the build costs, and what the flag search reports.
+    Expected<json::Value> original = json::parse(entry.at("record.json"));
+    Expected<CompileRecord> restored = readRecord<CompileRecord>(
+        files.recordPath, schema::kCompile, compileRecordFromJson);
+    if (!original || !restored) {
+      consumeError(original.takeError());
+      consumeError(restored.takeError());
+      return makeError("unreadable cached record");
+    }
+    if (const json::Object *object = original->getAsObject())
+      restored->seconds = object->getNumber("seconds").value_or(0);
+    if (Error err = writeJsonFile(files.recordPath, toJson(*restored)))
+      return err;
+    return writeFileAtomic(request.logPath, log->second);
+  };
+  step.run = [&](StringRef key) {
+    CompileRecord record = compileCandidate(tools, request);
+    record.key = key.str();
+    return writeJsonFile(files.recordPath, toJson(record));
+  };
+  step.outcome = [&]() -> std::optional<CacheEntry> {
+    // A timeout or a crash may pass next time.
+    std::optional<CacheEntry> entry = compileOutcome(files, [](Status status) {
+      return status != Status::Timeout && status != Status::Crash;
+    });
+    Expected<std::string> log = readFile(request.logPath);
+    if (!entry || !log) {
+      if (!log)
+        consumeError(log.takeError());
+      return std::nullopt;
+    }
+    (*entry)[kLogBlob.str()] = std::move(*log);
+    return entry;
+  };
+  if (Error err = runCachedStep(ContentCache(runOptions.cacheRoot), step)) {
+    CompileRecord failed;
+    failed.status = Status::CompileError;
+    failed.message = toString(std::move(err));
+    return failed;
+  }
+  Expected<CompileRecord> record = readRecord<CompileRecord>(
+      files.recordPath, schema::kCompile, compileRecordFromJson);
+  if (!record) {
+    CompileRecord failed;
+    failed.status = Status::CompileError;
+    failed.message = toString(record.takeError());
+    return failed;
+  }
+  return *record;
+}
+
+std::vector<PassTime> ModelRunner::slowestPasses(StringRef tag) const {
+  Expected<std::string> log = readFile(runOptions.inWork(tag + ".compile.log"));
+  if (!log) {
+    consumeError(log.takeError());
+    return {};
+  }
+  return iree::slowestPasses(*log);
 }
 
 Error ModelRunner::makeReference(StringRef referenceTag) {

@@ -11,6 +11,7 @@
 #ifndef RETUNE_STAGES_BACKENDS_IREE_MODELRUN_H
 #define RETUNE_STAGES_BACKENDS_IREE_MODELRUN_H
 
+#include "stages/backends/iree/CompileTiming.h"
 #include "stages/backends/iree/IreeRun.h"
 #include "stages/backends/iree/ModelProfile.h"
 #include "stages/backends/iree/IreeTools.h"
@@ -44,6 +45,9 @@ struct ModelRunOptions {
   unsigned compileTimeout = 120;
   /// Seconds before a benchmark or run of the model is killed.
   unsigned benchTimeout = 600;
+  /// Root of the content-addressed cache of whole-model builds (empty: no
+  /// cache; ContentCache::rootFor).
+  std::string cacheRoot{};
 
   /// `<workDir>/<name>`.
   std::string inWork(const llvm::Twine &name) const;
@@ -60,9 +64,17 @@ public:
   const ModelRunOptions &options() const { return runOptions; }
 
   /// Compiles the model with the user's compile flags plus `extraFlags` and
-  /// `spec` (empty: none) into `<tag>.vmfb`.
+  /// `spec` (empty: none) into `<tag>.vmfb`, with its record in
+  /// `<tag>.compile.json` and MLIR's pass timing in `<tag>.compile.log`.
+  /// Each distinct build (IREE, arguments, model and spec content, host) is
+  /// compiled once: a build this work directory or the content cache
+  /// already holds is reused (`cached`), keeping the seconds its compile
+  /// took. Failures are the record's status.
   CompileRecord compile(llvm::StringRef tag, llvm::StringRef spec,
                         llvm::ArrayRef<std::string> extraFlags = {}) const;
+  /// The passes `<tag>`'s compile spent the most wall time in (empty
+  /// without a timing report).
+  std::vector<PassTime> slowestPasses(llvm::StringRef tag) const;
 
   /// Runs `<referenceTag>.vmfb` on seeded inputs and keeps its results; a
   /// no-op (and later checks pass) without iree-run-module.

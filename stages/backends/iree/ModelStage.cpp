@@ -18,6 +18,7 @@
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/RunBudget.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -261,11 +262,20 @@ Error runModelStage(const ModelOptions &options) {
       runner->buildReference("baseline", "without a spec");
   if (!baseline)
     return baseline.takeError();
+  // A run whose time budget (RunBudget.h) is spent when this step starts
+  // still ships a verified spec, doing the least that can: all winners
+  // together in the model, kept only if the model gets faster. The
+  // candidates' trials in the model, the pruning and the profile are left
+  // to the next run: the ledger has its VERIFY remove this record, and
+  // Ninja redoes the step.
+  std::optional<std::string> spent = budgetSpent(options.outputPath);
   std::map<std::string, Attempt> attempts;
   auto isLinked = [&](ArrayRef<Winner> some) {
     return specPaths(some) == specPaths(*linked);
   };
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
+    if (spent && !attempts.empty())
+      return Trial{false, "not measured (" + *spent + ")", 0};
     Expected<Attempt> attempt =
         tryWinners(options, *runner, some, tag, isLinked(some), *baseline);
     if (!attempt)
@@ -278,7 +288,7 @@ Error runModelStage(const ModelOptions &options) {
   // in the model, then the pruning rule on the ones chosen.
   std::vector<Winner> all = *linked;
   json::Array inModelTrials, inModelDropped;
-  if (options.inModel > 0) {
+  if (options.inModel > 0 && !spent) {
     Expected<std::vector<DispatchOptions>> dispatchOptions =
         readInModelOptions(options.selections, options.inModel);
     if (!dispatchOptions)
@@ -303,8 +313,18 @@ Error runModelStage(const ModelOptions &options) {
     return err;
   ModelRecord r = modelRecord(options, *runner, *decision, behind);
   r.inModelTrials = std::move(inModelTrials);
-  profileInModel(*runner, tuned ? StringRef(decision->finalTag) : StringRef(),
-                 r);
+  if (spent) {
+    r.decision += "; the run's time budget was spent before this step, so "
+                  "only all winners together were tried (the next ninja tune "
+                  "tries each candidate in the model)";
+    r.profileNote = "not profiled: " + *spent;
+    r.budgetLimited = true;
+    if (Error err = noteSkipped(options.outputPath))
+      return err;
+  } else {
+    profileInModel(*runner, tuned ? StringRef(decision->finalTag) : StringRef(),
+                   r);
+  }
   r.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

@@ -1,7 +1,9 @@
 //===- ModelRunCommandLine.cpp - The flags of whole-model runs ------------===//
 #include "stages/tools/iree/ModelRunCommandLine.h"
 
+#include "cache/ContentCache.h"
 #include "stages/core/Defaults.h"
+#include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -31,6 +33,7 @@ cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(defaults::kCompileT
                                  cl::cat(category()));
 cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(defaults::kBenchTimeoutSeconds),
                                cl::cat(category()));
+auto &cacheDir = cacheDirOption(category());
 } // namespace
 
 ModelRunOptions modelRunOptionsFromCommandLine() {
@@ -44,6 +47,7 @@ ModelRunOptions modelRunOptionsFromCommandLine() {
   options.rounds = rounds;
   options.compileTimeout = compileTimeout;
   options.benchTimeout = benchTimeout;
+  options.cacheRoot = ContentCache::rootFor(cacheDir);
   return options;
 }
 

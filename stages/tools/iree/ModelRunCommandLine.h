@@ -3,7 +3,7 @@
 // retune-iree-flags and retune-iree-model build and time the whole model
 // (stages/backends/iree/ModelRun.h) and take the same flags for it:
 // --model, --work-dir, --device, --entry, --repetitions, --rounds,
-// --compile-timeout and --bench-timeout, besides the options every
+// --compile-timeout, --bench-timeout and --cache-dir, besides the options every
 // retune-iree-* tool shares (ToolOptions.h). Linking this library registers
 // them.
 //
