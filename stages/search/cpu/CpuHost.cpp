@@ -30,6 +30,21 @@ static std::optional<int64_t> readCacheSize(const Twine &path) {
   return number * scale;
 }
 
+/// The L1 data cache's set period: line size x number of sets.
+static void readSetPeriod(const std::string &dir, CpuHost &host) {
+  Expected<std::string> line = readFile(dir + "/coherency_line_size");
+  Expected<std::string> sets = readFile(dir + "/number_of_sets");
+  int64_t lineBytes = 0, setCount = 0;
+  if (line && sets && !StringRef(*line).trim().getAsInteger(10, lineBytes) &&
+      !StringRef(*sets).trim().getAsInteger(10, setCount) && lineBytes > 0 &&
+      setCount > 0)
+    host.l1SetPeriodBytes = lineBytes * setCount;
+  if (!line)
+    consumeError(line.takeError());
+  if (!sets)
+    consumeError(sets.takeError());
+}
+
 /// Fills data-cache sizes per level from /sys (left at defaults elsewhere).
 static void readCaches(CpuHost &host) {
   for (int index = 0; index < 8; ++index) {
@@ -48,8 +63,10 @@ static void readCaches(CpuHost &host) {
     if (!size)
       continue;
     StringRef lvl = StringRef(*level).trim();
-    if (lvl == "1")
+    if (lvl == "1") {
       host.l1Bytes = *size;
+      readSetPeriod(dir, host);
+    }
     else if (lvl == "2")
       host.l2Bytes = *size;
     else if (lvl == "3")

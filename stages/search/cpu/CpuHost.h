@@ -6,6 +6,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <array>
 #include <cstdint>
 #include <string>
 
@@ -24,6 +25,23 @@ struct CpuHost {
   int64_t l3Bytes = 8 * 1024 * 1024;
   unsigned cores = 1;
 
+  // What the cost model (CpuCostModel.h) assumes of a core: the defaults
+  // are the Zen 4/5 class it was calibrated on (docs/cpu-search.md).
+  double clockHz = 3.5e9;
+  double fmaPipes = 2;
+  double loadPorts = 2;
+  /// Cycles from an FMA to its result: pipes x latency accumulators hide it.
+  double fmaLatencyCycles = 4;
+  /// Cycles per cache line served from L1, L2, L3, memory (beyond the FMAs).
+  std::array<double, 4> lineCycles = {0.0, 1.0, 2.5, 6.0};
+  /// Bytes between addresses that share L1 sets (line size x sets): rows
+  /// whose stride is a multiple of it compete for the same ways.
+  int64_t l1SetPeriodBytes = 4096;
+
+  /// 512-bit FMAs run on two 256-bit pipes (Zen 4: double-pumped).
+  bool doublePumpsWideVectors() const {
+    return llvm::StringRef(cpuName).starts_with("znver4") && vectorBits > 256;
+  }
   /// Vector lanes for an element of `elementBits`.
   int64_t lanes(unsigned elementBits) const {
     return elementBits ? vectorBits / elementBits : 1;

@@ -1,13 +1,17 @@
 //===- CpuSpace.h - Z3 enumeration of the CPU knob space --------*- C++ -*-===//
 //
 // The valid CPU configurations of a contraction or convolution Problem on a
-// host, enumerated with Z3 and ordered by a cost heuristic.
+// host, enumerated with Z3 and ordered by a cost heuristic. The pieces:
+// CpuAnalysis.h (what the space knows of a problem), CpuKnobs.h (a point
+// and its domains), CpuCostModel.h (the order), CpuChecker.h (the rules,
+// checked apart from the enumeration).
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_CPU_CPUSPACE_H
 #define RETUNE_CPU_CPUSPACE_H
 
 #include "stages/core/Problem.h"
+#include "stages/search/cpu/CpuAnalysis.h"
 #include "stages/search/cpu/CpuConfig.h"
 #include "stages/search/cpu/CpuHost.h"
 
@@ -42,11 +46,6 @@ Expected<CpuSpaceResult> enumerateCpuSpace(const Problem &problem,
                                            const CpuHost &host,
                                            const CpuSpaceOptions &options);
 
-/// Checks `config` against the same constraints without Z3 (tests use it to
-/// validate every emitted solution). Error text names the violated rule.
-Error checkCpuConfig(const Problem &problem, const CpuHost &host,
-                     const CpuSpaceOptions &options, const CpuConfig &config);
-
 /// Indices into `ranked` (cheapest first) of the `count` configurations to
 /// measure, in the order to emit them. The cost model's cache terms are its
 /// least certain part across hosts, so the set spreads over blocking
@@ -57,29 +56,6 @@ Error checkCpuConfig(const Problem &problem, const CpuHost &host,
 /// count only adds candidates.
 std::vector<size_t> spreadAcrossStrategies(ArrayRef<RankedConfig> ranked,
                                            size_t count);
-
-/// Per result of a printed indexing map ("affine_map<(d0, d1) -> (d1)>"),
-/// the loop it reads (-1 for an expression such as `d1 + d4`); none when
-/// the text is not a map over `numLoops` loops.
-std::optional<SmallVector<int>> mapResultLoops(StringRef text,
-                                               unsigned numLoops);
-
-/// The outer-tile rule of a contraction with packed operands
-/// (Problem::prologue): each outer tile transposes the panel of the operand
-/// it reads, so the loops whose iterations reuse that panel (the other
-/// operand's rows) stay whole, and batch loops go one at a time (a panel
-/// holds one batch's rows). Empty without a prologue.
-struct PackedLoops {
-  SmallVector<unsigned> reused;
-  SmallVector<unsigned> batch;
-  /// The loops a packed operand reads: its panel spans their outer tiles.
-  SmallVector<unsigned> panelLoops;
-};
-PackedLoops packedLoops(const Problem &problem);
-
-/// Heuristic cost (estimated seconds) of `config`; used for ordering.
-double estimateCost(const Problem &problem, const CpuHost &host,
-                    const CpuConfig &config);
 
 } // namespace retune::cpu
 

@@ -1,5 +1,8 @@
 #include "stages/search/cpu/CpuSpace.h"
 
+#include "stages/search/cpu/CpuChecker.h"
+#include "stages/search/cpu/CpuCostModel.h"
+
 #include "gtest/gtest.h"
 
 #include <set>

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/search/ranker/Features.h"
 
+#include "stages/search/cpu/CpuCostModel.h"
 #include "stages/search/cpu/CpuSpace.h"
 
 #include <algorithm>
