@@ -340,15 +340,13 @@ Expected<std::vector<Planned>> ireeConfigCandidates(const Problem &problem,
   for (const DistributionVariant &v : variants) {
     if (planned.size() == options.candidateCount)
       break;
-    json::Array distribution;
-    for (int64_t tile : v.distribution)
-      distribution.push_back(tile);
-    planned.push_back(
-        {SpecEntry{problem, compilationInfoWith(*config, v.distribution), ""},
-         json::Object{{"pipeline", "IREE's own config"},
-                      {"translation_info", config->translationInfo},
-                      {"distribution", std::move(distribution)}},
-         v.cost});
+    json::Object described{{"pipeline", "IREE's own config"},
+                           {"translation_info", config->translationInfo},
+                           {"distribution", json::Array(v.distribution)}};
+    if (!v.vectorParallel.empty())
+      described["vector_common_parallel"] = json::Array(v.vectorParallel);
+    planned.push_back({SpecEntry{problem, compilationInfoWith(*config, v), ""},
+                       std::move(described), v.cost});
   }
   return planned;
 }

@@ -132,9 +132,29 @@ Expected<gpu::CompilerChoice> readGpuCompilerChoice(StringRef configuredText,
                               "mma_kind and workgroup tiles on any op");
 }
 
-std::vector<DistributionVariant>
-distributionVariants(const IreeRootConfig &config, const Problem &problem,
-                     unsigned count, int64_t maxVectorBytes) {
+/// Calls `visit` with every choice of one option per loop (`pick[i]`
+/// indexes `options[i]`, whose first option is IREE's own), except the
+/// choice of IREE's own on every loop.
+static void forEachChoice(ArrayRef<SmallVector<int64_t>> options,
+                          function_ref<void(ArrayRef<size_t>)> visit) {
+  SmallVector<size_t> pick(options.size(), 0);
+  while (true) {
+    size_t i = 0;
+    for (; i < options.size(); ++i) {
+      if (++pick[i] < options[i].size())
+        break;
+      pick[i] = 0;
+    }
+    if (i == options.size())
+      return;
+    visit(pick);
+  }
+}
+
+/// The workgroup-tile variants (see the header).
+static std::vector<DistributionVariant>
+workgroupVariants(const IreeRootConfig &config, const Problem &problem,
+                  int64_t maxVectorBytes) {
   size_t loops = problem.loopRanges.size();
   if (config.distribution.size() != loops ||
       problem.iteratorTypes.size() != loops)
@@ -157,14 +177,11 @@ distributionVariants(const IreeRootConfig &config, const Problem &problem,
         options[i].push_back(tile == range ? 0 : tile);
   }
   std::vector<DistributionVariant> variants;
-  SmallVector<size_t> pick(loops, 0);
-  while (true) {
+  forEachChoice(options, [&](ArrayRef<size_t> pick) {
     DistributionVariant v;
-    bool isOwn = true;
     for (size_t i = 0; i < loops; ++i) {
       int64_t tile = options[i][pick[i]];
       v.distribution.push_back(tile);
-      isOwn &= pick[i] == 0;
       int64_t own = config.distribution[i] > 0 ? config.distribution[i]
                                                : problem.loopRanges[i];
       int64_t mine = tile > 0 ? tile : problem.loopRanges[i];
@@ -175,31 +192,93 @@ distributionVariants(const IreeRootConfig &config, const Problem &problem,
       if (problem.iteratorTypes[i] == "parallel")
         resultBytes *= v.distribution[i] > 0 ? v.distribution[i]
                                              : problem.loopRanges[i];
-    if (!isOwn && (!config.hasCacheLevel || resultBytes <= maxVectorBytes))
+    if (!config.hasCacheLevel || resultBytes <= maxVectorBytes)
       variants.push_back(std::move(v));
-    size_t i = 0;
-    for (; i < loops; ++i) {
-      if (++pick[i] < options[i].size())
-        break;
-      pick[i] = 0;
-    }
-    if (i == loops)
-      break;
-  }
-  llvm::stable_sort(variants, [](const DistributionVariant &a,
-                                 const DistributionVariant &b) {
-    return a.cost < b.cost;
   });
+  return variants;
+}
+
+/// Elements of a register tile (the parallel loops' vector tiles).
+static int64_t tileElements(ArrayRef<int64_t> vectorParallel,
+                            const Problem &problem) {
+  int64_t elements = 1;
+  for (auto [i, tile] : enumerate(vectorParallel))
+    if (problem.iteratorTypes[i] == "parallel" && tile > 0)
+      elements *= tile;
+  return elements;
+}
+
+/// The register-tile variants (see the header).
+static std::vector<DistributionVariant>
+registerVariants(const IreeRootConfig &config, const Problem &problem) {
+  size_t loops = problem.loopRanges.size();
+  if (config.vectorParallel.size() != loops)
+    return {};
+  // Per loop, the register tiles to try (the first is IREE's own).
+  std::vector<SmallVector<int64_t>> options(loops);
+  for (size_t i = 0; i < loops; ++i) {
+    int64_t own = config.vectorParallel[i];
+    options[i].push_back(own);
+    if (problem.iteratorTypes[i] != "parallel" || own <= 0)
+      continue;
+    int64_t workgroup = config.distribution[i] > 0 ? config.distribution[i]
+                                                   : problem.loopRanges[i];
+    for (int64_t tile = std::max<int64_t>(1, (own + 3) / 4);
+         tile <= std::min(workgroup, own * 4); ++tile)
+      if (tile != own && workgroup % tile == 0)
+        options[i].push_back(tile);
+  }
+  int64_t ownElements = tileElements(config.vectorParallel, problem);
+  std::vector<DistributionVariant> variants;
+  forEachChoice(options, [&](ArrayRef<size_t> pick) {
+    DistributionVariant v;
+    v.distribution = config.distribution;
+    for (size_t i = 0; i < loops; ++i) {
+      int64_t tile = options[i][pick[i]];
+      v.vectorParallel.push_back(tile);
+      if (pick[i])
+        v.cost += std::abs(std::log2(double(tile) / double(options[i][0])));
+    }
+    int64_t elements = tileElements(v.vectorParallel, problem);
+    if (2 * elements >= ownElements && elements <= 2 * ownElements)
+      variants.push_back(std::move(v));
+  });
+  return variants;
+}
+
+std::vector<DistributionVariant>
+distributionVariants(const IreeRootConfig &config, const Problem &problem,
+                     unsigned count, int64_t maxVectorBytes) {
+  if (config.distribution.size() != problem.loopRanges.size() ||
+      problem.iteratorTypes.size() != problem.loopRanges.size())
+    return {};
+  auto byDistance = [](std::vector<DistributionVariant> variants) {
+    llvm::stable_sort(variants, [](const DistributionVariant &a,
+                                   const DistributionVariant &b) {
+      return a.cost < b.cost;
+    });
+    return variants;
+  };
+  std::vector<DistributionVariant> variants =
+      byDistance(registerVariants(config, problem));
+  llvm::append_range(variants, byDistance(workgroupVariants(
+                                   config, problem, maxVectorBytes)));
   if (variants.size() > count)
     variants.resize(count);
   return variants;
 }
 
 std::string compilationInfoWith(const IreeRootConfig &config,
-                                ArrayRef<int64_t> distribution) {
+                                const DistributionVariant &variant) {
   std::string lowering = config.loweringConfig;
   Regex level("distribution = \\[[-0-9, ]*\\]");
-  lowering = level.sub("distribution = " + listText(distribution), lowering);
+  lowering =
+      level.sub("distribution = " + listText(variant.distribution), lowering);
+  if (!variant.vectorParallel.empty()) {
+    Regex vector("vector_common_parallel = \\[[-0-9, ]*\\]");
+    lowering = vector.sub(
+        "vector_common_parallel = " + listText(variant.vectorParallel), lowering);
+  }
   return "#iree_codegen.compilation_info<lowering_config = " + lowering +
          ", translation_info = " + config.translationInfo + ">";
 }

@@ -38,10 +38,18 @@ TEST(IreeDefaultConfig, ReadsTheRootOpsConfig) {
   EXPECT_EQ(config->translationInfo,
             "#iree_codegen.translation_info<pipeline = "
             "#iree_cpu.pipeline<Mmt4dTilingExpert>>");
-  std::string info = compilationInfoWith(*config, {0, 2, 16, 0, 0, 0, 0, 0, 0});
+  std::string info =
+      compilationInfoWith(*config, {{0, 2, 16, 0, 0, 0, 0, 0, 0}, {}, 0});
   EXPECT_NE(info.find("lowering_config = #iree_cpu.lowering_config<"
                       "distribution = [0, 2, 16, 0, 0, 0, 0, 0, 0], "
                       "vector_common_parallel = [1, 1, 1, 16, 0, 0, 0, 16, 0]"),
+            std::string::npos)
+      << info;
+  info = compilationInfoWith(*config, {config->distribution,
+                                       {1, 1, 2, 8, 0, 0, 0, 16, 0}, 0});
+  EXPECT_NE(info.find("distribution = [0, 1, 32, 0, 0, 0, 0, 0, 0], "
+                      "vector_common_parallel = [1, 1, 2, 8, 0, 0, 0, 16, 0], "
+                      "vector_reduction = [0, 0, 0, 0, 1, 1, 1, 0, 16]>"),
             std::string::npos)
       << info;
   EXPECT_NE(info.find(", translation_info = #iree_codegen.translation_info<"),
@@ -53,7 +61,35 @@ TEST(IreeDefaultConfig, VariantsStayNearIreesTileAndInsideTheLoops) {
   std::vector<DistributionVariant> variants =
       distributionVariants(config, conv(), 100, 32768);
   ASSERT_FALSE(variants.empty());
+  // Register tiles first, IREE's workgroup tiles kept: a divisor of the
+  // workgroup tile within 4x of IREE's register tile, with half to twice
+  // IREE's elements (16 x 16 = 256 on loops 3 and 7).
+  size_t registerCount = 0;
   for (const DistributionVariant &v : variants) {
+    if (v.vectorParallel.empty())
+      break;
+    ++registerCount;
+    EXPECT_EQ(v.distribution, config.distribution);
+    EXPECT_NE(v.vectorParallel, config.vectorParallel);
+    int64_t elements = 1;
+    for (size_t i : {0, 1, 2, 3, 7})
+      elements *= v.vectorParallel[i];
+    EXPECT_GE(elements, 128);
+    EXPECT_LE(elements, 512);
+    for (size_t i : {4, 5, 6, 8})
+      EXPECT_EQ(v.vectorParallel[i], config.vectorParallel[i]);
+    EXPECT_EQ(32 % v.vectorParallel[2], 0);
+    EXPECT_LE(v.vectorParallel[3], 64);
+  }
+  ASSERT_GT(registerCount, 0u);
+  ASSERT_LT(registerCount, variants.size());
+  EXPECT_LE(variants.front().cost, 1.0);
+  for (size_t n = 1; n < registerCount; ++n)
+    EXPECT_LE(variants[n - 1].cost, variants[n].cost);
+  // Then workgroup tiles.
+  variants.erase(variants.begin(), variants.begin() + registerCount);
+  for (const DistributionVariant &v : variants) {
+    EXPECT_TRUE(v.vectorParallel.empty());
     EXPECT_NE(v.distribution, config.distribution);
     // Reduction loops are never distributed; a tile never exceeds its loop
     // and is a multiple of IREE's vector tile (16 on loop 3).
@@ -71,7 +107,10 @@ TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
   IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
   config.hasCacheLevel = true;
   for (const DistributionVariant &v :
-       distributionVariants(config, conv(), 100, 32768)) {
+       distributionVariants(config, conv(), 1000, 32768)) {
+    // Register variants keep IREE's own workgroup tile.
+    if (!v.vectorParallel.empty())
+      continue;
     int64_t bytes = 4;
     for (size_t i : {0, 1, 2, 3, 7})
       bytes *= v.distribution[i] ? v.distribution[i] : conv().loopRanges[i];
