@@ -457,14 +457,26 @@ void printTable(const RunReport &run) {
                anySkipped ? fmt::format(" {:>8}", skipped) : std::string());
   }
   const ModelReport &m = run.modelResult;
+  // A time the model step did not measure (its last attempt's spec did not
+  // apply, or failed) is "-", never 0.
+  auto millis = [](double seconds) {
+    return seconds > 0 ? fmt::format("{:>9.3f}ms", 1e3 * seconds)
+                       : fmt::format("{:>11}", "-");
+  };
+  // What ships when the step kept nothing is the flags' build: its time is
+  // the headline's baseline over the flags' speedup.
+  double shipped = m.tuned > 0 ? m.tuned
+                   : m.headlineSpeedup() > 0
+                       ? m.headlineBaseline() / m.headlineSpeedup()
+                       : 0;
   // The headline row: the compiler's defaults -> what Retune ships.
   if (m.flagsSpeedup)
-    fmt::print("{:<44} {:>6} {:>9.3f}ms {:>9.3f}ms {:>7.2f}x\n",
+    fmt::print("{:<44} {:>6} {} {} {:>7.2f}x\n",
                "  the spec, over the chosen flags' build", "",
-               1e3 * m.baseline, 1e3 * m.tuned, m.speedup);
-  fmt::print("{:<44} {:>6} {:>9.3f}ms {:>9.3f}ms {:>7.2f}x{}\n",
-             "model (end to end)", "", 1e3 * m.headlineBaseline(),
-             1e3 * m.tuned, m.headlineSpeedup(),
+               millis(m.baseline), millis(m.tuned), m.speedup);
+  fmt::print("{:<44} {:>6} {} {} {:>7.2f}x{}\n",
+             "model (end to end)", "", millis(m.headlineBaseline()),
+             millis(shipped), m.headlineSpeedup(),
              m.flagsSpeedup
                  ? fmt::format("   compiler defaults -> Retune: flags "
                                "{:.2f}x, spec {:.2f}x",

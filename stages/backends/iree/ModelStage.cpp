@@ -120,7 +120,9 @@ ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
   r.decision = decision.text;
   r.baselineMedian = baseMedian;
   r.tunedMedian = tunedMedian;
-  r.speedup = tunedMedian > 0 ? baseMedian / tunedMedian : 0.0;
+  // Nothing kept ships the baseline itself: 1, also when the last attempt
+  // was never timed (its spec did not apply, or it failed).
+  r.speedup = !tuned ? 1.0 : tunedMedian > 0 ? baseMedian / tunedMedian : 0.0;
   if (tuned) {
     stats::RatioEstimate estimate =
         stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
@@ -303,6 +305,13 @@ Error runModelStage(const ModelOptions &options) {
   Expected<WinnerDecision> decision = decideWinners(all, measure);
   if (!decision)
     return decision.takeError();
+  // Winners the model dropped one by one are not "no winner".
+  if (all.empty() && !inModelDropped.empty())
+    decision->text =
+        formatv("none of the {0} dispatch winner(s) helped alone in the model "
+                "(winners_dropped says why); the spec is empty",
+                inModelDropped.size())
+            .str();
   for (json::Value &entry : inModelDropped)
     decision->dropped.push_back(std::move(entry));
   const Attempt &behind = attempts[decision->finalTag];
