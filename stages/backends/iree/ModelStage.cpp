@@ -305,11 +305,11 @@ Error runModelStage(const ModelOptions &options) {
   Expected<WinnerDecision> decision = decideWinners(all, measure);
   if (!decision)
     return decision.takeError();
-  // Winners the model dropped one by one are not "no winner".
+  // Candidates the model dropped one by one are not "no winner".
   if (all.empty() && !inModelDropped.empty())
     decision->text =
-        formatv("none of the {0} dispatch winner(s) helped alone in the model "
-                "(winners_dropped says why); the spec is empty",
+        formatv("the candidates of {0} dispatch(es) tried alone in the model "
+                "did not help it (winners_dropped says why); the spec is empty",
                 inModelDropped.size())
             .str();
   for (json::Value &entry : inModelDropped)
