@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CpuSpec.h"
+#include "stages/core/IndexingMap.h"
 #include "stages/search/cpu/CpuDefaults.h"
 #include "stages/search/cpu/CpuSpace.h"
 
@@ -172,10 +173,8 @@ static void emitRootMatcher(raw_ostream &os, const Problem &p,
 /// Whether a prologue op copies its input unpermuted (the pack of an NN
 /// operand) rather than transposing it: its map is the identity.
 static bool isCopy(const PrologueOp &op) {
-  auto [dims, results] = StringRef(op.map).split("->");
-  dims = dims.trim();
-  return dims.consume_front("affine_map<") &&
-         dims == results.trim().drop_back();
+  std::optional<IndexingMap> map = parseIndexingMap(op.map);
+  return map && map->isIdentity();
 }
 
 /// Emits the checks of prologue op `index`, bound to %t<index>: a

@@ -1,6 +1,8 @@
 //===- CpuAnalysis.cpp - What the CPU space knows of a problem ------------===//
 #include "stages/search/cpu/CpuAnalysis.h"
 
+#include "stages/core/IndexingMap.h"
+
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -240,31 +242,10 @@ Expected<Analysis> analyze(const Problem &problem, const CpuHost &host) {
 
 std::optional<SmallVector<int>> mapResultLoops(StringRef text,
                                                unsigned numLoops) {
-  // "affine_map<(d0, d1, d2) -> (d0, d2)>"
-  StringRef body = text.trim();
-  body.consume_front("affine_map<");
-  body.consume_back(">");
-  auto [lhs, rhs] = body.split("->");
-  lhs = lhs.trim();
-  rhs = rhs.trim();
-  if (!lhs.consume_front("(") || !lhs.consume_back(")") ||
-      !rhs.consume_front("(") || !rhs.consume_back(")"))
+  std::optional<IndexingMap> map = parseIndexingMap(text, numLoops);
+  if (!map)
     return std::nullopt;
-  SmallVector<StringRef> names, results;
-  lhs.split(names, ',', -1, false);
-  if (names.size() != numLoops)
-    return std::nullopt;
-  rhs.split(results, ',', -1, false);
-  SmallVector<int> loops;
-  for (StringRef result : results) {
-    result = result.trim();
-    int dim = -1;
-    for (auto [index, name] : llvm::enumerate(names))
-      if (name.trim() == result)
-        dim = static_cast<int>(index);
-    loops.push_back(dim);
-  }
-  return loops;
+  return map->resultLoops();
 }
 
 PackedLoops packedLoops(const Problem &problem) {

@@ -19,7 +19,8 @@ namespace retune::cpu {
 
 /// Per result of a printed indexing map ("affine_map<(d0, d1) -> (d1)>"),
 /// the loop it reads (-1 for an expression such as `d1 + d4`); none when
-/// the text is not a map over `numLoops` loops.
+/// the text is not a map over `numLoops` loops (stages/core/IndexingMap.h
+/// reads it).
 std::optional<SmallVector<int>> mapResultLoops(StringRef text,
                                                unsigned numLoops);
 

@@ -126,10 +126,10 @@ private:
     for (int64_t operand : g.promoteOperands) {
       if (operand >= static_cast<int64_t>(p.indexingMaps.size()))
         return makeError("promoted operand " + Twine(operand) + " has no indexing map");
-      std::optional<SmallVector<MapTerms>> results = parseMapTerms(p.indexingMaps[operand]);
-      if (!results)
+      std::optional<IndexingMap> map = parseIndexingMap(p.indexingMaps[operand]);
+      if (!map || !map->allSums())
         return makeError("promoted operand " + Twine(operand) + ": unparsable map");
-      SmallVector<int64_t> shape = operandTileShape(*results, loopTiles);
+      SmallVector<int64_t> shape = operandTileShape(map->results, loopTiles);
       if (!promotedReadDistributes(shape, threads, 8 * bytes(operand)))
         return makeError("promoted operand " + Twine(operand) + " tile cannot be loaded by " +
                          Twine(threads) + " threads in 128-bit pieces");

@@ -110,51 +110,11 @@ Expr promotedReadDistributes(Model &md, Expr outer, Expr inner, Expr threads,
   return md.lor(uneven, md.land(even, md.lor(fullWidth, shareWidth)));
 }
 
-std::optional<SmallVector<MapTerms>> parseMapTerms(StringRef map) {
-  size_t arrow = map.find("->");
-  if (arrow == StringRef::npos)
-    return std::nullopt;
-  StringRef rhs = map.drop_front(arrow + 2).trim();
-  if (!rhs.consume_front("("))
-    return std::nullopt;
-  rhs = rhs.take_until([](char ch) { return ch == ')'; });
-  SmallVector<StringRef> results;
-  rhs.split(results, ',', -1, false);
-  SmallVector<MapTerms> out;
-  for (StringRef result : results) {
-    MapTerms terms;
-    SmallVector<StringRef> addends;
-    result.split(addends, '+', -1, false);
-    for (StringRef addend : addends) {
-      SmallVector<StringRef> factors;
-      addend.split(factors, '*', -1, false);
-      int loop = -1;
-      int64_t coeff = 1;
-      for (StringRef factor : factors) {
-        factor = factor.trim();
-        int64_t value = 0;
-        if (factor.consume_front("d")) {
-          if (loop >= 0 || factor.getAsInteger(10, loop))
-            return std::nullopt;
-        } else if (!factor.getAsInteger(10, value)) {
-          coeff *= value;
-        } else {
-          return std::nullopt;
-        }
-      }
-      if (loop >= 0)
-        terms.push_back({static_cast<unsigned>(loop), coeff});
-    }
-    out.push_back(std::move(terms));
-  }
-  return out;
-}
-
-SmallVector<int64_t> operandTileShape(ArrayRef<MapTerms> results, ArrayRef<int64_t> loopTiles) {
+SmallVector<int64_t> operandTileShape(ArrayRef<MapResult> results, ArrayRef<int64_t> loopTiles) {
   SmallVector<int64_t> shape;
-  for (const MapTerms &terms : results) {
+  for (const MapResult &result : results) {
     int64_t extent = 1;
-    for (auto [loop, coeff] : terms)
+    for (auto [loop, coeff] : result.terms)
       if (loop < loopTiles.size())
         extent += coeff * (loopTiles[loop] - 1);
     shape.push_back(extent);

@@ -17,6 +17,7 @@
 #ifndef RETUNE_GPU_LOADDISTRIBUTION_H
 #define RETUNE_GPU_LOADDISTRIBUTION_H
 
+#include "stages/core/IndexingMap.h"
 #include "stages/search/solver/Model.h"
 
 namespace retune::gpu {
@@ -39,17 +40,10 @@ bool promotedReadDistributes(ArrayRef<int64_t> shape, int64_t threads, int64_t e
 Expr promotedReadDistributes(Model &model, Expr outer, Expr inner, Expr threads,
                              int64_t elementBits);
 
-/// One result of an affine map as loop terms: "d1 * 2 + d4" ->
-/// {{1, 2}, {4, 1}}. Constant terms are dropped (they do not change the
-/// extent of a tile).
-using MapTerms = SmallVector<std::pair<unsigned, int64_t>>;
-
-/// The results of an affine map string, or std::nullopt when a result is
-/// not a sum of loop terms with constant coefficients.
-std::optional<SmallVector<MapTerms>> parseMapTerms(StringRef map);
-
-/// The extent of an operand tile per result: 1 + sum(coeff * (tile - 1)).
-SmallVector<int64_t> operandTileShape(ArrayRef<MapTerms> results, ArrayRef<int64_t> loopTiles);
+/// The extent of an operand tile per result of its indexing map
+/// (stages/core/IndexingMap.h, every result a sum of loop terms):
+/// 1 + sum(coeff * (tile - 1)).
+SmallVector<int64_t> operandTileShape(ArrayRef<MapResult> results, ArrayRef<int64_t> loopTiles);
 
 } // namespace retune::gpu
 

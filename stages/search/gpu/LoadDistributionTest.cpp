@@ -61,13 +61,12 @@ TEST(LoadDistribution, FormulaMatchesTheLiteralRule) {
 }
 
 TEST(LoadDistribution, OperandTileShapes) {
-  auto terms = parseMapTerms("affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 + d5, d6)>");
-  ASSERT_TRUE(terms.has_value());
-  ASSERT_EQ(terms->size(), 4u);
+  auto map = parseIndexingMap("affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 * 2 + d4, d2 + d5, d6)>");
+  ASSERT_TRUE(map.has_value() && map->allSums());
+  ASSERT_EQ(map->results.size(), 4u);
   // Tiles: b 1, oh 1, ow 32, oc 64, fh 1, fw 1, ic 16.
-  EXPECT_EQ(operandTileShape(*terms, {1, 1, 32, 64, 1, 1, 16}), (SmallVector<int64_t>{1, 1, 32, 16}));
-  EXPECT_EQ(operandTileShape(*terms, {1, 4, 32, 64, 1, 1, 16}), (SmallVector<int64_t>{1, 7, 32, 16}));
-  EXPECT_FALSE(parseMapTerms("affine_map<(d0, d1) -> (d0 floordiv 2, d1)>").has_value());
+  EXPECT_EQ(operandTileShape(map->results, {1, 1, 32, 64, 1, 1, 16}), (SmallVector<int64_t>{1, 1, 32, 16}));
+  EXPECT_EQ(operandTileShape(map->results, {1, 4, 32, 64, 1, 1, 16}), (SmallVector<int64_t>{1, 7, 32, 16}));
 }
 
 } // namespace

@@ -7,6 +7,7 @@
 // defines them so the C++ engines can compute rather than search them.
 //
 //===----------------------------------------------------------------------===//
+#include "stages/core/IndexingMap.h"
 #include "stages/search/gpu/Candidates.h"
 #include "stages/search/gpu/LoadDistribution.h"
 
@@ -51,29 +52,14 @@ Expr subgroupLimit(Model &model, Expr count, int64_t numSubgroups) {
   return model.land(model.le(model.c(1), count), model.le(count, model.c(10)));
 }
 
-/// Result positions of an affine map string: "(d0, d1, d2) -> (d0, d2)" ->
-/// {"d0", "d2"}.
-SmallVector<std::string> mapResults(StringRef map) {
-  size_t arrow = map.find("->");
-  SmallVector<std::string> results;
-  if (arrow == StringRef::npos)
-    return results;
-  StringRef rhs = map.drop_front(arrow + 2).trim();
-  rhs.consume_front("(");
-  rhs = rhs.take_until([](char ch) { return ch == ')'; });
-  SmallVector<StringRef> parts;
-  rhs.split(parts, ',', -1, false);
-  for (StringRef p : parts)
-    results.push_back(p.trim().str());
-  return results;
-}
-
-/// Loop index of a simple result expression "dN", or -1.
-int loopOf(StringRef expr) {
-  int index = -1;
-  if (!expr.consume_front("d") || expr.getAsInteger(10, index))
+/// The loop the innermost result of `map` reads; -1 for an expression or
+/// an unreadable map.
+int innermostLoop(StringRef map) {
+  std::optional<IndexingMap> parsed = parseIndexingMap(map);
+  if (!parsed || parsed->results.empty())
     return -1;
-  return index;
+  std::optional<unsigned> loop = parsed->results.back().loop();
+  return loop ? static_cast<int>(*loop) : -1;
 }
 
 /// The reference over-pads only when the LHS is not transposed, i.e. when
@@ -81,10 +67,7 @@ int loopOf(StringRef expr) {
 bool lhsTransposed(const Problem &problem, const GemmDims &dims) {
   if (problem.indexingMaps.empty())
     return false;
-  SmallVector<std::string> results = mapResults(problem.indexingMaps[0]);
-  if (results.empty())
-    return false;
-  int inner = loopOf(results.back());
+  int inner = innermostLoop(problem.indexingMaps[0]);
   return inner >= 0 && !llvm::is_contained(dims.k, static_cast<unsigned>(inner));
 }
 
@@ -109,14 +92,14 @@ std::optional<std::pair<Expr, Expr>> promotedReadTile(Model &md, const Problem &
                                                       ArrayRef<std::pair<unsigned, Expr>> tiled) {
   if (operand >= problem.indexingMaps.size())
     return std::nullopt;
-  std::optional<SmallVector<MapTerms>> results = parseMapTerms(problem.indexingMaps[operand]);
-  if (!results || results->empty())
+  std::optional<IndexingMap> map = parseIndexingMap(problem.indexingMaps[operand]);
+  if (!map || !map->allSums() || map->results.empty())
     return std::nullopt;
   SmallVector<Expr> outer;
   Expr inner = md.c(1);
-  for (auto [index, terms] : llvm::enumerate(*results)) {
+  for (auto [index, result] : llvm::enumerate(map->results)) {
     std::optional<Expr> extent;
-    for (auto [loop, coeff] : terms) {
+    for (auto [loop, coeff] : result.terms) {
       const auto *it = llvm::find_if(tiled, [&](const auto &t) { return t.first == loop; });
       if (it == tiled.end())
         continue;
@@ -125,7 +108,7 @@ std::optional<std::pair<Expr, Expr>> promotedReadTile(Model &md, const Problem &
       extent = coeff == 1 ? it->second
                           : md.add(md.mul(md.c(coeff), md.sub(it->second, md.c(1))), md.c(1));
     }
-    bool last = index + 1 == results->size();
+    bool last = index + 1 == map->results.size();
     if (last)
       inner = extent ? *extent : md.c(1);
     else if (extent)
@@ -663,9 +646,8 @@ Expected<std::vector<Space>> convolutionSpaces(const Problem &problem, const Gpu
     shape.convChannelDims = input;
     // padding_conv is skipped for channel-first (NCHW) outputs, where the
     // output channel is not the innermost result of the output map.
-    SmallVector<std::string> outResults = mapResults(problem.indexingMaps.back());
     shape.emitPaddingConv =
-        !outResults.empty() && loopOf(outResults.back()) == static_cast<int>(channel.back());
+        innermostLoop(problem.indexingMaps.back()) == static_cast<int>(channel.back());
     for (const Intrinsic *in : intrinsics)
       spaces.push_back(buildTileAndFuse(problem, target, options, shape, *in));
   }
