@@ -75,11 +75,18 @@ bool compileAlreadyDone(const CompileFiles &files, StringRef key) {
 }
 
 Error restoreCompile(const CompileFiles &files, const CacheEntry &entry,
-                     StringRef key) {
+                     StringRef key, bool keepCompileSeconds) {
   Expected<CompileRecord> record =
       replayedRecord<CompileRecord>(entry, key, compileRecordFromJson);
   if (!record)
     return record.takeError();
+  if (keepCompileSeconds) {
+    Expected<json::Value> original = json::parse(entry.at("record.json"));
+    if (!original)
+      return original.takeError();
+    if (const json::Object *object = original->getAsObject())
+      record->seconds = object->getNumber("seconds").value_or(0);
+  }
   if (record->status == Status::Ok) {
     auto artifact = entry.find(files.blobName);
     if (artifact == entry.end() ||

@@ -90,9 +90,11 @@ struct CompileFiles {
 bool compileAlreadyDone(const CompileFiles &files, llvm::StringRef key);
 
 /// Writes a cached compile into `files`; an ok record without its artifact
-/// is an unusable entry.
+/// is an unusable entry. The replay took no time in this build (`seconds`
+/// 0), unless `keepCompileSeconds`: then `seconds` stays what the compile
+/// took when it ran (what a build costs, for callers that compare builds).
 llvm::Error restoreCompile(const CompileFiles &files, const CacheEntry &entry,
-                           llvm::StringRef key);
+                           llvm::StringRef key, bool keepCompileSeconds = false);
 
 /// The cache entry of the compile in `files`, when `reusable` says its
 /// status may be replayed (and, if ok, its artifact reads).

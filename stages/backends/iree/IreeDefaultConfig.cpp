@@ -151,14 +151,12 @@ static void forEachChoice(ArrayRef<SmallVector<int64_t>> options,
   }
 }
 
-/// The workgroup-tile variants (see the header).
+/// The workgroup-tile variants (see the header); the caller checked that
+/// the config has one tile per loop.
 static std::vector<DistributionVariant>
 workgroupVariants(const IreeRootConfig &config, const Problem &problem,
                   int64_t maxVectorBytes) {
   size_t loops = problem.loopRanges.size();
-  if (config.distribution.size() != loops ||
-      problem.iteratorTypes.size() != loops)
-    return {};
   // Per loop, the workgroup tiles to try (the first is IREE's own).
   std::vector<SmallVector<int64_t>> options(loops);
   for (size_t i = 0; i < loops; ++i) {

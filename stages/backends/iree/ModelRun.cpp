@@ -106,21 +106,9 @@ CompileRecord ModelRunner::compile(StringRef tag, StringRef spec,
     auto log = entry.find(kLogBlob.str());
     if (log == entry.end())
       return makeError("cache entry without its compile log");
-    if (Error err = restoreCompile(files, entry, key))
-      return err;
     // A replayed build keeps the seconds its compile took: that is what
     // the build costs, and what the flag search reports.
-    Expected<json::Value> original = json::parse(entry.at("record.json"));
-    Expected<CompileRecord> restored = readRecord<CompileRecord>(
-        files.recordPath, schema::kCompile, compileRecordFromJson);
-    if (!original || !restored) {
-      consumeError(original.takeError());
-      consumeError(restored.takeError());
-      return makeError("unreadable cached record");
-    }
-    if (const json::Object *object = original->getAsObject())
-      restored->seconds = object->getNumber("seconds").value_or(0);
-    if (Error err = writeJsonFile(files.recordPath, toJson(*restored)))
+    if (Error err = restoreCompile(files, entry, key, /*keepCompileSeconds=*/true))
       return err;
     return writeFileAtomic(request.logPath, log->second);
   };
