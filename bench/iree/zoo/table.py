@@ -1,10 +1,10 @@
 """Prints the model-zoo table of bench/iree/zoo.sh: per model, the medians
-measure.py wrote (IREE default, IREE with Retune's flags + spec,
-onnxruntime; 1 thread) and what the tune did (from the build's
+measure.py wrote (IREE default, IREE with Retune's flags alone, with its
+flags + spec, onnxruntime) and what the tune did (from the build's
 report/summary.json and flags/chosen.json).
 
-usage: table.py <work dir> <model>...   (reads <work>/<model>/build and
-                                         <work>/<model>/medians.json)
+usage: table.py [--threads N] <work dir> <model>...
+       (reads <work>/<model>/build and <work>/<model>/medians.json)
 """
 import collections
 import json
@@ -36,23 +36,47 @@ def flag_outcomes(build):
         yield " ".join(s.get("flags", [])), what
 
 
+def hottest_in_model(build, count=5):
+    """The model step's profile of the build it started from (the chosen
+    flags): per dispatch function its time per model run."""
+    try:
+        profile = json.load(open(f"{build}/model/result.json")).get(
+            "in_model_profile", [])
+    except (OSError, ValueError):
+        return []
+    rows = [(p["baseline_us"] * p["calls_per_run"], p) for p in profile]
+    total = sum(t for t, _ in rows) or 1
+    rows.sort(key=lambda r: -r[0])
+    return [(t, t / total, p) for t, p in rows[:count]]
+
+
 def main():
-    work, models = sys.argv[1], sys.argv[2:]
-    print(f"{'model':8} {'IREE default':>13} {'IREE+Retune':>12} "
-          f"{'onnxruntime':>12} {'tuned/default':>14} {'vs ort':>7}  "
+    args = sys.argv[1:]
+    threads = 1
+    if args[:1] == ["--threads"]:
+        threads, args = int(args[1]), args[2:]
+    work, models = args[0], args[1:]
+    print(f"{'model':8} {'IREE default':>13} {'flags only':>11} "
+          f"{'IREE+Retune':>12} {'onnxruntime':>12} {'tuned/default':>14} "
+          f"{'spec':>6} {'vs ort':>7}  "
           f"problems searched skipped winners compiled")
     facts = {}
     for m in models:
-        med = json.load(open(f"{work}/{m}/medians.json"))["1T"]
+        med = json.load(open(f"{work}/{m}/medians.json"))[f"{threads}T"]
         f = facts[m] = tune_facts(f"{work}/{m}/build")
         default, tuned, ort = med["default"], med["tuned"], med.get("ort")
+        flags = med.get("flags")
+        flags_ms = f"{flags:8.2f} ms" if flags else "       -   "
+        spec = f"{flags / tuned:5.2f}x" if flags else "    - "
         ort_ms = f"{ort:9.2f} ms" if ort else "        -   "
         vs_ort = f"{ort / tuned:6.2f}x" if ort else "     - "
-        print(f"{m:8} {default:10.2f} ms {tuned:9.2f} ms {ort_ms} "
-              f"{default / tuned:13.2f}x {vs_ort}  "
+        print(f"{m:8} {default:10.2f} ms {flags_ms} {tuned:9.2f} ms {ort_ms} "
+              f"{default / tuned:13.2f}x {spec} {vs_ort}  "
               f"{f['problems']:8} {f['searched']:8} {f['skipped']:7} "
               f"{f['won']:7} {f['compiled']:>8}")
-    print("(1 thread, median ms; vs ort > 1: IREE+Retune is faster than "
+    print(f"({threads} thread{'s' if threads > 1 else ''}, median ms; flags "
+          "only: Retune's compile flags without its spec; spec: what the spec "
+          "adds on top of those flags; vs ort > 1: IREE+Retune is faster than "
           "onnxruntime; searched: dispatches with candidates; winners: "
           "dispatches that beat IREE's default; compiled: candidates that "
           "compiled / generated)")
@@ -63,6 +87,10 @@ def main():
             print(f"  flag set [{flags}]: {what}")
         for reason, n in f["reasons"].most_common():
             print(f"  skipped {n}: {reason}")
+        for us, share, p in hottest_in_model(f"{work}/{m}/build"):
+            tuned = " (tuned)" if p.get("dispatch") else ""
+            print(f"  in the model: {us / 1e3:8.3f} ms/run {share:6.1%}  "
+                  f"{p['calls_per_run']:3}x {p['function']}{tuned}")
 
 
 if __name__ == "__main__":
