@@ -64,10 +64,11 @@ std::string slurmLauncher(const TuneConfig &config, StringRef step) {
 }
 
 void writeClusterHeader(NinjaWriter &w, const TuneConfig &config) {
-  if (!config.cluster.isSlurm())
-    return;
+  // Written empty on one machine: every variable a rule uses is bound.
   for (StringRef step : {"compile", "bench", "model"})
-    w.variable((step + "_launcher").str(), slurmLauncher(config, step));
+    w.variable((step + "_launcher").str(), config.cluster.isSlurm()
+                                               ? slurmLauncher(config, step)
+                                               : "");
 }
 
 } // namespace retune::pipeline

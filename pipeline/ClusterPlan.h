@@ -33,7 +33,7 @@ unsigned benchPoolDepth(const TuneConfig &config);
 /// "compile", "bench" or "model".
 std::string slurmLauncher(const TuneConfig &config, StringRef step);
 
-/// The launcher variables of a Slurm graph; writes nothing for a local one.
+/// The launcher variables of a Slurm graph; empty ones for a local graph.
 void writeClusterHeader(NinjaWriter &w, const TuneConfig &config);
 
 } // namespace retune::pipeline

@@ -41,11 +41,11 @@ struct IreeConfig {
   /// --benchmark_repetitions of every IREE benchmark.
   unsigned repetitions = defaults::kIreeRepetitions;
   /// Baseline/tuned alternations of the whole-model benchmark.
-  unsigned modelRounds = 3;
+  unsigned modelRounds = defaults::kModelRounds;
   /// Per dispatch, how many of its fastest candidates are measured alone in
   /// the whole model to choose the one the model runs fastest with; 0 ships
   /// the dispatch benchmark's winner.
-  unsigned modelCandidates = 3;
+  unsigned modelCandidates = defaults::kModelCandidates;
   /// Absolute path of a profile weighting dispatches by time; empty: FLOPs.
   std::string profile;
   /// Seconds the dump (a whole-model compile) may take.
@@ -125,7 +125,7 @@ struct TuneConfig {
   std::string backend = "mlir-cpu";
 
   // [tune]
-  unsigned candidates = 8;
+  unsigned candidates = defaults::kCandidates;
   /// Depth of the compile pool; 0 means the number of cores.
   unsigned jobs = 0;
   /// Threads of the generated code.

@@ -107,9 +107,12 @@ void writeCandidatesEdge(NinjaWriter &w, const TuneConfig &config,
       {"count", std::to_string(config.candidates)},
       {"skip_flag",
        // Quoted: reasons contain spaces and apostrophes ("model's").
-       reason.empty() ? "" : "--skip-reason=" + shellQuote(reason)}};
-  if (!verified.empty())
-    vars.push_back({"verify_flag", shellQuote("--verified=" + verified.str())});
+       reason.empty() ? "" : "--skip-reason=" + shellQuote(reason)},
+      // Bound on every edge, empty or not: the rule's variables are
+      // checked against the plan (tests/e2e/check_plan_contract.py).
+      {"verify_flag", verified.empty()
+                          ? ""
+                          : shellQuote("--verified=" + verified.str())}};
   vars.insert(vars.end(), parts.variables.begin(), parts.variables.end());
   w.build({{candidatesDir + "/index.json"},
            specs,

@@ -167,9 +167,10 @@ public:
   }
 
   std::vector<std::string> stageTools() const override {
-    return {"retune-dump",    "retune-dump-worker",    "retune-candidates",
-            "retune-compile", "retune-compile-worker", "retune-bench",
-            "retune-link",    "retune-link-worker",    "retune-model"};
+    return {"retune-dump",         "retune-dump-worker", "retune-candidates",
+            "retune-compile",      "retune-compile-worker",
+            "retune-bench",        "retune-bench-worker",
+            "retune-link",         "retune-link-worker", "retune-model"};
   }
 
   void writeVariables(NinjaWriter &w, const TuneConfig &config) const override {
@@ -207,8 +208,10 @@ public:
                                      const PlannerPaths &,
                                      StringRef) const override {
     CandidatesEdgeParts parts;
-    if (config.search.ranker.empty())
+    if (config.search.ranker.empty()) {
+      parts.variables.push_back({"ranker_flag", ""});
       return parts;
+    }
     // A retrained model re-runs the candidates steps (its hash is in their
     // cache key too).
     parts.implicitInputs.push_back(config.search.ranker);

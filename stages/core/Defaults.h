@@ -10,6 +10,8 @@
 
 namespace retune::defaults {
 
+// [tune]
+inline constexpr unsigned kCandidates = 8;
 // [compile]
 inline constexpr unsigned kCompileTimeoutSeconds = 120;
 inline constexpr unsigned kCompileMemoryMB = 8192;
@@ -24,6 +26,8 @@ inline constexpr double kMargin = 0.02;
 // [iree]
 inline constexpr unsigned kIreeRepetitions = 5;
 inline constexpr unsigned kIreeDumpTimeoutSeconds = 1800;
+inline constexpr unsigned kModelRounds = 3;
+inline constexpr unsigned kModelCandidates = 3;
 
 } // namespace retune::defaults
 

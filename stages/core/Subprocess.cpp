@@ -216,4 +216,22 @@ std::string siblingTool(const char *argv0, StringRef tool) {
   return path.str().str();
 }
 
+ProcessRunner::~ProcessRunner() = default;
+
+namespace {
+class SystemProcessRunner final : public ProcessRunner {
+public:
+  ChildOutcome run(StringRef program, ArrayRef<std::string> args,
+                   unsigned timeoutSeconds, unsigned memoryMB,
+                   StringRef logPath) override {
+    return runLimited(program, args, timeoutSeconds, memoryMB, logPath);
+  }
+};
+} // namespace
+
+ProcessRunner &systemProcessRunner() {
+  static SystemProcessRunner runner;
+  return runner;
+}
+
 } // namespace retune

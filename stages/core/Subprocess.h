@@ -37,6 +37,23 @@ ChildOutcome runLimited(llvm::StringRef program,
                         unsigned timeoutSeconds, unsigned memoryMB,
                         llvm::StringRef logPath);
 
+/// Starts the children a stage needs (IREE's tools, a stage's worker). A
+/// stage takes one, as Ninja's builder takes its CommandRunner, so that a
+/// unit test can answer for a child (an exit, a crash, a timeout, the files
+/// it writes) without running one.
+class ProcessRunner {
+public:
+  virtual ~ProcessRunner();
+  /// Runs `program` as runLimited does and says how it ended.
+  virtual ChildOutcome run(llvm::StringRef program,
+                           llvm::ArrayRef<std::string> args,
+                           unsigned timeoutSeconds, unsigned memoryMB,
+                           llvm::StringRef logPath) = 0;
+};
+
+/// The runner of a real run: every child through runLimited.
+ProcessRunner &systemProcessRunner();
+
 /// Absolute path of the running executable (for re-executing oneself as a
 /// sandboxed child).
 std::string currentExecutable(const char *argv0);

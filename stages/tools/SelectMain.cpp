@@ -1,5 +1,6 @@
 //===- SelectMain.cpp - retune-select: results -> a dispatch's winner -----===//
 #include "stages/core/Selection.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Text.h"
 #include "stages/support/ToolMain.h"
@@ -22,7 +23,7 @@ static cl::opt<std::string> resultsDir("results-dir", cl::Required,
 static cl::opt<std::string> outputPath("output", cl::Required,
                                        cl::desc("best/<id>.json to write"),
                                        cl::cat(category));
-static cl::opt<double> margin("margin", cl::init(0.02),
+static cl::opt<double> margin("margin", cl::init(defaults::kMargin),
                               cl::desc("minimum relative gain over the baseline"),
                               cl::cat(category));
 

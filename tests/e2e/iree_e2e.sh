@@ -32,6 +32,10 @@ devices=$(cat "$repo"/build/results/*/*.json | grep -o 'device hip://[01]' | sor
 [ "$devices" -eq 2 ] && pass "candidates measured on both devices" || fail "$devices devices used"
 ls "$repo"/build/measure/*/baseline.after.1.json >/dev/null 2>&1 \
   && pass "baseline measured after the candidates on device 1" || fail "no after-baseline"
+# Rules, the plan's variables and the tools' options agree: every variable
+# a rule uses is bound, every option passed is one the tool has.
+contract=$(python3 "$here/check_plan_contract.py" "$repo/build" "$tools" 2>&1) \
+  && pass "rules, plan variables and tool options agree" || { fail "plan contract"; echo "$contract"; }
 
 echo "== a second run does no work"
 out=$(ninja -C "$repo/build" tune 2>&1)

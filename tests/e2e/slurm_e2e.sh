@@ -37,11 +37,11 @@ make_repo() { # <dir> <extra tune.toml lines...>
 cluster_table=('[cluster]' 'kind = "slurm"' 'partition = "tune"' 'cpus = 2' 'devices = 2')
 
 # The Slurm job whose bench is measuring <result> (its measuring child is
-# on this node), once one is; waits up to 5 minutes.
+# on this node: retune-bench-worker), once one is; waits up to 5 minutes.
 measuring_job() { # <results/<id>/<n>.json>
   local pid= job=
   for _ in $(seq 1 3000); do
-    pid=$(pgrep -f -- "--child.*--output=$1" | head -1)
+    pid=$(pgrep -f -- "retune-bench-worker .*--output=$1" | head -1)
     [ -n "$pid" ] && job=$(tr '\0' '\n' </proc/"$pid"/environ 2>/dev/null | sed -n 's/^SLURM_JOB_ID=//p')
     [ -n "$job" ] && { echo "$job"; return 0; }
     sleep 0.1

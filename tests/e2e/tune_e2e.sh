@@ -34,6 +34,10 @@ out=$(ninja -C "$repo/build" tune 2>&1); rc=$?
 [ -s "$repo/build/report/summary.json" ] && pass "summary.json exists" || fail "no summary.json"
 [ -s "$repo/build/report/index.html" ] && pass "index.html exists" || fail "no index.html"
 expect_contains "$out" "retune: tuning summary" "console table printed"
+# Rules, the plan's variables and the tools' options agree: every variable
+# a rule uses is bound, every option passed is one the tool has.
+contract=$(python3 "$here/check_plan_contract.py" "$repo/build" "$tools" 2>&1) \
+  && pass "rules, plan variables and tool options agree" || { fail "plan contract"; echo "$contract"; }
 expect_contains "$(json_field "$repo/build/report/summary.json" 'd["schema"], len(d["dispatches"]), d["model"]["speedup"] > 0')" \
   "retune.summary/1 2 True" "summary has schema, both dispatches and a model speedup"
 expect_contains "$(json_field "$repo/build/report/summary.json" '[x["winner"] is not None for x in d["dispatches"]]')" \
@@ -168,7 +172,7 @@ make_repo "$repo" '[tune]' 'candidates = 6' '[bench]' 'repetitions = 3'
 RETUNE_INJECT_FAULT="bench-hang:/5.json" setsid ninja -C "$repo/build" tune >"$work/killed.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 6000); do
-  pgrep -f -- "--child.*--output=results/[0-9a-f]*/5\.json" >/dev/null && break
+  pgrep -f -- "retune-bench-worker .*--output=results/[0-9a-f]*/5\.json" >/dev/null && break
   sleep 0.05
 done
 kill -INT -- -"$pid" 2>/dev/null; wait "$pid" 2>/dev/null

@@ -103,7 +103,7 @@ BenchRecord measuredRecord(const BenchOutcome &outcome) {
   return record;
 }
 
-Error runBenchStage(const BenchOptions &options) {
+Error runBenchStage(const BenchOptions &options, ProcessRunner &runner) {
   Expected<CompileRecord> compiled =
       readCompileRecord(options.compileRecordPath);
   if (!compiled)
@@ -147,7 +147,8 @@ Error runBenchStage(const BenchOptions &options) {
     consumeError(earlier.takeError()); // A damaged entry: measure again.
   }
   Expected<IreeTools> ireeTools =
-      toolsFrom(options.iree, sys::path::parent_path(options.outputPath));
+      toolsFrom(options.iree, sys::path::parent_path(options.outputPath),
+                runner);
   if (!ireeTools)
     return ireeTools.takeError();
   // One measurement per device on this machine, whichever run asks (two

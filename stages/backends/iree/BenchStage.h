@@ -57,7 +57,9 @@ BenchRecord measuredRecord(const BenchOutcome &outcome);
 /// the baseline's (not_applied) or was measured before on the device (with
 /// `reuseDir`) is recorded without running IREE; crashes, hangs and errors
 /// of the benchmark are records too. Errors are pipeline-level only.
-Error runBenchStage(const BenchOptions &options);
+/// `runner` starts IREE's tools.
+Error runBenchStage(const BenchOptions &options,
+                    ProcessRunner &runner = systemProcessRunner());
 
 } // namespace retune::iree
 

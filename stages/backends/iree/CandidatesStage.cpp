@@ -36,9 +36,6 @@ using namespace retune::iree;
 
 namespace retune::iree {
 
-/// The options of this process's run (one per process).
-static CandidatesOptions options;
-
 namespace {
 
 /// A configured candidate before it becomes a spec file.
@@ -124,7 +121,8 @@ bool isDataTiledMatmul(const Problem &problem) {
           problem.loopRanges.size() == 7);
 }
 
-std::vector<Planned> mmt4dCandidates(const Problem &problem,
+std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
+                                     const Problem &problem,
                                      const IreeSyntax &syntax,
                                      uint64_t &total) {
   bool batched = problem.loopRanges.size() == 7;
@@ -174,16 +172,18 @@ std::vector<Planned> mmt4dCandidates(const Problem &problem,
 
 /// The dispatch as iree-compile configures it (IREE's own lowering config
 /// and translation_info on every op), written to `configured`.
-Expected<std::string> configureDispatch(const std::string &configured) {
+Expected<std::string> configureDispatch(const CandidatesOptions &options,
+                                        const std::string &configured) {
   Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
   if (!ireeTools)
     return ireeTools.takeError();
   std::string log = options.outputDir + "/iree-config.log";
   ChildOutcome outcome =
-      runLimited(ireeTools->compile,
-                 {options.dispatchPath,
-                  "--compile-to=executable-configurations", "-o", configured},
-                 /*timeoutSeconds=*/300, 0, log);
+      ireeTools->runTool(ireeTools->compile,
+                         {options.dispatchPath,
+                          "--compile-to=executable-configurations", "-o",
+                          configured},
+                         /*timeoutSeconds=*/300, 0, log);
   if (outcome.status != Status::Ok)
     return makeError("iree-compile --compile-to=executable-configurations failed (" +
                      outcome.message + "; log: " + log + ")");
@@ -202,13 +202,15 @@ struct IreeView {
 
 void note(const Twine &text) { errs() << "retune-iree-candidates: note: " << text << "\n"; }
 
-std::vector<IreeConstraintSystem> readConstraints(const IreeTools &tools,
-                                                  const std::string &configured) {
+std::vector<IreeConstraintSystem>
+readConstraints(const CandidatesOptions &options, const IreeTools &tools,
+                const std::string &configured) {
   std::string generic = options.outputDir + "/iree-constraints.generic.mlir";
   std::string log = options.outputDir + "/iree-constraints.log";
   ChildOutcome printed =
-      runLimited(tools.opt, {configured, "--mlir-print-op-generic", "-o", generic},
-                 /*timeoutSeconds=*/300, 0, log);
+      tools.runTool(tools.opt,
+                    {configured, "--mlir-print-op-generic", "-o", generic},
+                    /*timeoutSeconds=*/300, 0, log);
   Expected<std::string> text = printed.status == Status::Ok
                                    ? readFile(generic)
                                    : Expected<std::string>(makeError(
@@ -250,7 +252,7 @@ void dropInconsistent(IreeView &view) {
   });
 }
 
-IreeView viewOfDispatch() {
+IreeView viewOfDispatch(const CandidatesOptions &options) {
   IreeView view;
   Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
   if (!ireeTools) {
@@ -259,20 +261,20 @@ IreeView viewOfDispatch() {
   }
   std::string configured = options.outputDir + "/iree-constraints.mlir";
   std::string log = options.outputDir + "/iree-constraints.log";
-  ChildOutcome emitted = runLimited(
+  ChildOutcome emitted = ireeTools->runTool(
       ireeTools->compile,
       {options.dispatchPath, "--iree-codegen-emit-pipeline-constraints",
        "--compile-to=executable-configurations", "-o", configured},
       /*timeoutSeconds=*/300, 0, log);
   auto configuredText = [&]() -> Expected<std::string> {
     if (emitted.status == Status::Ok) {
-      view.constraints = readConstraints(*ireeTools, configured);
+      view.constraints = readConstraints(options, *ireeTools, configured);
       return readFile(configured);
     }
     note("Retune's own space alone; iree-compile --iree-codegen-emit-pipeline-constraints "
          "failed (" + emitted.message + "; log: " + log + ")");
     configured = options.outputDir + "/iree-config.mlir";
-    return configureDispatch(configured);
+    return configureDispatch(options, configured);
   };
   Expected<std::string> text = configuredText();
   Expected<gpu::CompilerChoice> choice =
@@ -313,15 +315,15 @@ std::optional<bool> ireeAdmits(ArrayRef<IreeConstraintSystem> systems,
 /// op, read from iree-compile at the executable-configurations phase, with
 /// its workgroup tiles varied (IreeDefaultConfig.h). `outside` says why the
 /// space does not cover it; it stays in the note when this fails too.
-Expected<std::vector<Planned>> ireeConfigCandidates(const Problem &problem,
-                                                    StringRef outside,
-                                                    uint64_t &total) {
+Expected<std::vector<Planned>>
+ireeConfigCandidates(const CandidatesOptions &options, const Problem &problem,
+                     StringRef outside, uint64_t &total) {
   auto fail = [&](const Twine &why) {
     return makeError(outside +
                      "; and IREE's own config cannot be varied: " + why);
   };
   std::string configured = options.outputDir + "/iree-config.mlir";
-  Expected<std::string> text = configureDispatch(configured);
+  Expected<std::string> text = configureDispatch(options, configured);
   if (!text)
     return fail(toString(text.takeError()));
   Expected<IreeRootConfig> config = readRootConfig(*text, configured);
@@ -351,16 +353,18 @@ Expected<std::vector<Planned>> ireeConfigCandidates(const Problem &problem,
   return planned;
 }
 
-Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
+Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
+                                             const Problem &problem,
                                              const IreeTarget &target,
                                              const IreeSyntax &syntax,
                                              uint64_t &total) {
   if (isDataTiledMatmul(problem))
-    return mmt4dCandidates(problem, syntax, total);
+    return mmt4dCandidates(options, problem, syntax, total);
   Expected<cpu::CpuSpaceResult> space =
       cpu::enumerateCpuSpace(problem, hostOf(target), {});
   if (!space)
-    return ireeConfigCandidates(problem, toString(space.takeError()), total);
+    return ireeConfigCandidates(options, problem, toString(space.takeError()),
+                                total);
   total = space->totalSolutions;
   std::string pipeline = syntax.pipeline(
       "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
@@ -382,7 +386,8 @@ Expected<std::vector<Planned>> cpuCandidates(const Problem &problem,
   return planned;
 }
 
-Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
+Expected<std::vector<Planned>> gpuCandidates(const CandidatesOptions &options,
+                                             const Problem &problem,
                                              StringRef dispatchText,
                                              const IreeSyntax &syntax,
                                              uint64_t &total) {
@@ -401,7 +406,7 @@ Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
       gpu::resolveTarget(dispatchText, problem.target);
   if (!target)
     return target.takeError();
-  IreeView iree = viewOfDispatch();
+  IreeView iree = viewOfDispatch(options);
   Expected<gpu::CandidateSet> set = gpu::generateCandidates(
       problem, *target, *search, iree.choice ? &*iree.choice : nullptr);
   if (!set)
@@ -434,7 +439,8 @@ Expected<std::vector<Planned>> gpuCandidates(const Problem &problem,
   return planned;
 }
 
-Expected<std::vector<Planned>> planCandidates(const Problem &problem,
+Expected<std::vector<Planned>> planCandidates(const CandidatesOptions &options,
+                                              const Problem &problem,
                                               uint64_t &total) {
   Expected<IreeSyntax> syntax = syntaxFrom(options.iree);
   if (!syntax)
@@ -452,11 +458,11 @@ Expected<std::vector<Planned>> planCandidates(const Problem &problem,
                      ": no #hal.executable.target; re-run "
                      "the dump");
   if (targets->front().isGpu())
-    return gpuCandidates(problem, *text, *syntax, total);
-  return cpuCandidates(problem, targets->front(), *syntax, total);
+    return gpuCandidates(options, problem, *text, *syntax, total);
+  return cpuCandidates(options, problem, targets->front(), *syntax, total);
 }
 
-Error run() {
+Error run(const CandidatesOptions &options) {
   if (isDamagedInput(options.problemPath, "retune-iree-candidates") ||
       isDamagedInput(options.dispatchPath, "retune-iree-candidates"))
     return Error::success();
@@ -487,7 +493,7 @@ Error run() {
   } else {
     auto start = std::chrono::steady_clock::now();
     Expected<std::vector<Planned>> found =
-        planCandidates(entry.problem, index.totalSolutions);
+        planCandidates(options, entry.problem, index.totalSolutions);
     index.enumerationSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -512,9 +518,8 @@ Error run() {
 
 } // namespace
 
-Error runCandidatesStage(const CandidatesOptions &stageOptions) {
-  options = stageOptions;
-  return run();
+Error runCandidatesStage(const CandidatesOptions &options) {
+  return run(options);
 }
 
 } // namespace retune::iree

@@ -28,12 +28,10 @@ using namespace retune::iree;
 
 namespace retune::iree {
 
-/// The options of this process's run (one per process).
-static CompileOptions options;
-
 /// The cache key: this tool, IREE's version and compiler, the flags, the
 /// dispatch and the spec.
-static std::string compileKey(const char *argv0, const IreeTools &iree,
+static std::string compileKey(const CompileOptions &options,
+                              const char *argv0, const IreeTools &iree,
                               const CompileRequest &request, StringRef input) {
   std::string specHash;
   if (!options.specPath.empty()) {
@@ -55,16 +53,18 @@ static std::string compileKey(const char *argv0, const IreeTools &iree,
 }
 
 /// This compile's files: the record, the module and its blob name.
-static CompileFiles compileFiles() {
+static CompileFiles compileFiles(const CompileOptions &options) {
   return {options.recordPath, options.vmfbPath, "artifact.vmfb"};
 }
 
-static Error run(const char *argv0) {
+Error runCompileStage(const CompileOptions &options, const char *argv0,
+                      ProcessRunner &runner) {
   Expected<std::string> input = readFile(options.inputPath);
   if (!input)
     return input.takeError();
   Expected<IreeTools> ireeTools =
-      toolsFrom(options.iree, sys::path::parent_path(options.recordPath));
+      toolsFrom(options.iree, sys::path::parent_path(options.recordPath),
+                runner);
   if (!ireeTools)
     return ireeTools.takeError();
   CompileRequest request;
@@ -78,12 +78,13 @@ static Error run(const char *argv0) {
   request.timeoutSeconds = options.timeoutSeconds;
   request.memoryMB = options.memoryMB;
   CachedStep step;
-  step.key = compileKey(argv0, *ireeTools, request, *input);
-  step.alreadyDone = [](StringRef key) {
-    return compileAlreadyDone(compileFiles(), key);
+  step.key = compileKey(options, argv0, *ireeTools, request, *input);
+  CompileFiles files = compileFiles(options);
+  step.alreadyDone = [&](StringRef key) {
+    return compileAlreadyDone(files, key);
   };
-  step.restore = [](const CacheEntry &entry, StringRef key) {
-    return restoreCompile(compileFiles(), entry, key);
+  step.restore = [&](const CacheEntry &entry, StringRef key) {
+    return restoreCompile(files, entry, key);
   };
   step.run = [&](StringRef key) {
     // A stale reproducer must not be blamed on this compile.
@@ -92,19 +93,14 @@ static Error run(const char *argv0) {
     record.key = key.str();
     return writeJsonFile(options.recordPath, toJson(record));
   };
-  step.outcome = [] {
+  step.outcome = [&] {
     // A timeout or a crash may pass next time.
-    return compileOutcome(compileFiles(), [](Status status) {
+    return compileOutcome(files, [](Status status) {
       return status != Status::Timeout && status != Status::Crash;
     });
   };
   return runCachedStep(ContentCache(ContentCache::rootFor(options.cacheDir)),
                        step);
-}
-
-Error runCompileStage(const CompileOptions &stageOptions, const char *argv0) {
-  options = stageOptions;
-  return run(argv0);
 }
 
 } // namespace retune::iree

@@ -37,8 +37,9 @@ struct CompileOptions {
 };
 
 /// Compiles (or replays from the cache) one dispatch with one spec; `argv0`
-/// identifies this tool in the cache key.
-Error runCompileStage(const CompileOptions &options, const char *argv0);
+/// identifies this tool in the cache key; `runner` starts IREE's tools.
+Error runCompileStage(const CompileOptions &options, const char *argv0,
+                      ProcessRunner &runner = systemProcessRunner());
 
 } // namespace retune::iree
 

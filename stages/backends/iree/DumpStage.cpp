@@ -34,9 +34,6 @@ using namespace retune::iree;
 
 namespace retune::iree {
 
-/// The options of this process's run (one per process).
-static DumpOptions options;
-
 namespace {
 
 /// One distinct dispatch (benchmarks with the same Problem are one).
@@ -63,7 +60,8 @@ HotCandidate hotCandidate(const Found &f) {
 /// time under the device's lock. FLOPs mislead on CPU (a matvec called 38 times
 /// weighs little by FLOPs and much by time). Any failure leaves every
 /// dispatch untimed, so the shares fall back to FLOPs x calls together.
-Error timeDispatches(const IreeTools &ireeTools, std::vector<Found> &found) {
+Error timeDispatches(const DumpOptions &options, const IreeTools &ireeTools,
+                     std::vector<Found> &found) {
   std::string dir = options.workDir + "/timed";
   if (std::error_code ec = sys::fs::create_directories(dir))
     return makeError(dir + ": " + ec.message());
@@ -123,7 +121,8 @@ unsigned callsOf(const std::optional<StringMap<unsigned>> &calls,
 }
 
 Expected<std::vector<Found>>
-prepareAll(const IreeTools &ireeTools, ArrayRef<std::string> files,
+prepareAll(const DumpOptions &options, const IreeTools &ireeTools,
+           ArrayRef<std::string> files,
            const std::optional<StringMap<unsigned>> &calls) {
   std::vector<Found> found;
   std::map<std::string, size_t> byId;
@@ -155,7 +154,8 @@ prepareAll(const IreeTools &ireeTools, ArrayRef<std::string> files,
   return found;
 }
 
-Expected<std::optional<StringMap<double>>> readProfileOption() {
+Expected<std::optional<StringMap<double>>>
+readProfileOption(const DumpOptions &options) {
   if (options.profilePath.empty())
     return std::nullopt;
   Expected<std::string> text = readFile(options.profilePath);
@@ -167,7 +167,7 @@ Expected<std::optional<StringMap<double>>> readProfileOption() {
   return std::optional<StringMap<double>>(std::move(*profile));
 }
 
-Error run() {
+Error run(const DumpOptions &options) {
   if (!sys::fs::exists(options.modelPath))
     return makeError(options.modelPath +
                      ": no such file; check [model] path in "
@@ -196,14 +196,16 @@ Error run() {
   else
     errs() << "retune-iree-dump: note: counting one call per dispatch: "
            << toString(counted.takeError()) << "\n";
-  Expected<std::vector<Found>> found = prepareAll(*ireeTools, *files, calls);
+  Expected<std::vector<Found>> found =
+      prepareAll(options, *ireeTools, *files, calls);
   if (!found)
     return found.takeError();
-  Expected<std::optional<StringMap<double>>> profile = readProfileOption();
+  Expected<std::optional<StringMap<double>>> profile =
+      readProfileOption(options);
   if (!profile)
     return profile.takeError();
   if (!*profile && !options.timeDevice.empty())
-    if (Error err = timeDispatches(*ireeTools, *found))
+    if (Error err = timeDispatches(options, *ireeTools, *found))
       errs() << "retune-iree-dump: note: shares from FLOPs x calls: "
              << toString(std::move(err)) << "\n";
   std::vector<HotCandidate> hot;
@@ -239,9 +241,6 @@ Error run() {
 
 } // namespace
 
-Error runDumpStage(const DumpOptions &stageOptions) {
-  options = stageOptions;
-  return run();
-}
+Error runDumpStage(const DumpOptions &options) { return run(options); }
 
 } // namespace retune::iree

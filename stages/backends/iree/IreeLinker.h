@@ -1,25 +1,20 @@
-//===- IreeLinker.h - Link tuning specs with IREE's semantics ---*- C++ -*-===//
+//===- IreeLinker.h - Link tuning specs with IREE's own linker --*- C++ -*-===//
 //
-// Does what `iree-opt --iree-codegen-link-tuning-specs` does to a container
-// of specs (IREE's LinkTuningSpecsPass), without IREE:
-//
-//  * merge mode, when every spec has `tuning_spec_with_default_entrypoint`
-//    and there are at least two: every named sequence except
-//    `@__kernel_config` is hoisted into one module in input order; a name
-//    already taken is renamed `<name>_<k>` with the first free k (0, 1, ...)
-//    and the spec's references follow; one `@__kernel_config` holds a single
-//    `foreach_match` whose matcher/action pairs are the inputs' pairs in
-//    order; its argument is consumed when any input's was, else readonly;
-//  * include mode otherwise (or when merging is impossible: a clash of
-//    non-sequence symbols, foreach_match shapes that differ): each spec stays
-//    a named nested module and a top-level `@__kernel_config` chains
-//    `transform.include ... failures(suppress)` over their entry points, which
-//    must agree on consumed/readonly.
+// Several winners become one tuning spec the way IREE links them: the specs
+// are nested in one container module and `iree-opt
+// --iree-codegen-link-tuning-specs` (IREE's LinkTuningSpecsPass) merges them
+// (every spec with a default entry point: one @__kernel_config whose
+// foreach_match holds every matcher/action pair in input order, clashing
+// names renamed) or includes them. Precedence is input order: the first
+// matcher that matches wins. iree-opt parses the specs, so IREE's own rules
+// verify them on the way; the result is verified again as every spec Retune
+// writes is (IreeSpec.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_IREE_IREELINKER_H
 #define RETUNE_IREE_IREELINKER_H
 
+#include "stages/backends/iree/IreeTools.h"
 #include "stages/support/LLVM.h"
 
 #include <string>
@@ -27,29 +22,19 @@
 
 namespace retune::iree {
 
-struct SpecInput {
-  /// Where the spec came from (error messages; include-mode module name when
-  /// the spec module has none).
-  std::string name;
-  std::string text;
-};
+/// The module that holds `specs` (texts of spec files, each one module with
+/// comments around it at most) as nested modules, in order: the input of
+/// IREE's linker. An input with anything else at its top level is an error
+/// naming `names[i]`.
+Expected<std::string> specContainer(ArrayRef<std::string> names,
+                                    ArrayRef<std::string> specs);
 
-enum class LinkMode { Single, Merge, Include };
-
-struct LinkResult {
-  std::string text;
-  LinkMode mode = LinkMode::Merge;
-  /// Why merging fell back to include mode, or renamings that happened.
-  std::vector<std::string> notes;
-};
-
-/// Links `specs` (in precedence order: the first matcher that matches wins).
-/// One spec is returned unchanged (mode Single). The result is verified with
-/// verifyTuningSpec.
-Expected<LinkResult> linkTuningSpecs(ArrayRef<SpecInput> specs);
-
-/// Reads the spec files and links them (in precedence order).
-Expected<LinkResult> linkTuningSpecFiles(ArrayRef<std::string> paths);
+/// Links the spec files at `paths` (in precedence order) with IREE's
+/// linker, its input, output and log in `workDir` under `stem`. One spec is
+/// read and returned unchanged, with no process.
+Expected<std::string> linkTuningSpecFiles(const IreeTools &tools,
+                                          ArrayRef<std::string> paths,
+                                          StringRef workDir, StringRef stem);
 
 } // namespace retune::iree
 

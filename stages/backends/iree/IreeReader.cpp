@@ -629,9 +629,9 @@ runDump(const IreeTools &tools, StringRef model,
   if (std::error_code ec = sys::fs::create_directories(dumpDir))
     return makeError("cannot create " + dumpDir + ": " + ec.message());
   ChildOutcome outcome =
-      runLimited(tools.compile, dumpArgs(tools.syntax(), model, compileFlags,
-                                         dumpDir),
-                 timeoutSeconds, 0, logPath);
+      tools.runTool(tools.compile,
+                    dumpArgs(tools.syntax(), model, compileFlags, dumpDir),
+                    timeoutSeconds, 0, logPath);
   if (outcome.status != Status::Ok)
     return makeError(model + ": iree-compile could not dump its dispatches (" +
                      toString(outcome.status) + "): " + outcome.message +
@@ -676,7 +676,7 @@ runDispatchCallCount(const IreeTools &tools, StringRef model,
     args.push_back(flag.str());
   args.push_back(flowPath.str());
   ChildOutcome outcome =
-      runLimited(tools.compile, args, timeoutSeconds, 0, logPath);
+      tools.runTool(tools.compile, args, timeoutSeconds, 0, logPath);
   if (outcome.status != Status::Ok)
     return makeError(model + ": iree-compile --compile-to=flow failed (" +
                      toString(outcome.status) + "): " + outcome.message +
@@ -695,8 +695,8 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
   if (Error err = createParentDirs(outputFile))
     return std::move(err);
   ChildOutcome outcome =
-      runLimited(tools.opt, stripArgs(benchmarkFile, stripped), timeoutSeconds,
-                 0, logPath);
+      tools.runTool(tools.opt, stripArgs(benchmarkFile, stripped),
+                    timeoutSeconds, 0, logPath);
   if (outcome.status != Status::Ok)
     return makeError(benchmarkFile + ": iree-opt could not strip its "
                                      "configuration (" +

@@ -67,8 +67,8 @@ CompileRecord compileCandidate(const IreeTools &tools,
     return record;
   }
   ChildOutcome outcome =
-      runLimited(tools.compile, compileArgs(tools.syntax(), request),
-                 request.timeoutSeconds, request.memoryMB, request.logPath);
+      tools.runTool(tools.compile, compileArgs(tools.syntax(), request),
+                    request.timeoutSeconds, request.memoryMB, request.logPath);
   record.seconds = outcome.seconds;
   record.startedAt = outcome.startedAt;
   if (outcome.status != Status::Ok) {
@@ -200,8 +200,9 @@ BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
     sys::fs::remove(request.jsonPath);
   std::vector<std::string> args = benchArgs(request);
   args.insert(args.end(), tools.deviceFlags.begin(), tools.deviceFlags.end());
-  ChildOutcome child = runLimited(tools.benchmark, args,
-                                  request.timeoutSeconds, 0, request.logPath);
+  ChildOutcome child = tools.runTool(tools.benchmark, args,
+                                     request.timeoutSeconds, 0,
+                                     request.logPath);
   outcome.seconds = child.seconds;
   outcome.startedAt = child.startedAt;
   if (child.status != Status::Ok) {

@@ -202,8 +202,10 @@ Expected<Located> locate(const IreeToolPaths &paths, StringRef explicitPath,
 }
 } // namespace
 
-Expected<IreeTools> findIreeTools(const IreeToolPaths &paths) {
+Expected<IreeTools> findIreeTools(const IreeToolPaths &paths,
+                                  ProcessRunner &runner) {
   IreeTools tools;
+  tools.runner = &runner;
   Expected<Located> compile = locate(paths, paths.compile, "iree-compile");
   if (!compile)
     return compile.takeError();
@@ -245,7 +247,8 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths) {
   if (std::error_code ec =
           sys::fs::createTemporaryFile("iree-compile-version", "log", log))
     return makeError("cannot create a temporary file: " + ec.message());
-  ChildOutcome outcome = runLimited(tools.compile, {"--version"}, 60, 0, log);
+  ChildOutcome outcome =
+      tools.runTool(tools.compile, {"--version"}, 60, 0, log);
   Expected<std::string> output = readFile(log);
   sys::fs::remove(log);
   if (!output)
@@ -262,11 +265,12 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths) {
 }
 
 Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
-                              StringRef logDir) {
+                              StringRef logDir, ProcessRunner &runner) {
   if (Error err = createParentDirs((logDir + "/x").str()))
     return std::move(err);
   Expected<IreeTools> tools = findIreeTools(
-      {options.compile, options.opt, options.benchmark, "", options.version});
+      {options.compile, options.opt, options.benchmark, "", options.version},
+      runner);
   if (tools)
     tools->deviceFlags = options.deviceFlags;
   return tools;

@@ -9,6 +9,7 @@
 #ifndef RETUNE_IREE_IREETOOLS_H
 #define RETUNE_IREE_IREETOOLS_H
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/LLVM.h"
 
 #include <string>
@@ -95,7 +96,16 @@ struct IreeTools {
   /// checks): `--task_topology_group_count=N` for [tune] threads on
   /// `local-task`.
   std::vector<std::string> deviceFlags;
+  /// What starts the tools: the system's, or a unit test's stand-in.
+  ProcessRunner *runner = &systemProcessRunner();
   IreeSyntax syntax() const { return syntaxFor(version.line); }
+  /// Runs one of the tools (or any child) through `runner`.
+  ChildOutcome runTool(llvm::StringRef program,
+                       llvm::ArrayRef<std::string> args,
+                       unsigned timeoutSeconds, unsigned memoryMB,
+                       llvm::StringRef logPath) const {
+    return runner->run(program, args, timeoutSeconds, memoryMB, logPath);
+  }
 };
 
 /// Paths given explicitly (e.g. from tune.toml); empty ones are searched in
@@ -122,9 +132,11 @@ struct IreeToolOptions {
   std::vector<std::string> deviceFlags;
 };
 
-/// The tools of `options` (creating `logDir` for their logs).
+/// The tools of `options` (creating `logDir` for their logs), started by
+/// `runner`.
 Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
-                              llvm::StringRef logDir);
+                              llvm::StringRef logDir,
+                              ProcessRunner &runner = systemProcessRunner());
 
 /// The spellings of the pinned release; no tool is run.
 Expected<IreeSyntax> syntaxFrom(const IreeToolOptions &options);
@@ -132,7 +144,9 @@ Expected<IreeSyntax> syntaxFrom(const IreeToolOptions &options);
 /// Finds the tools and reads the version by running `iree-compile --version`
 /// (unless pinned). A missing tool or an unsupported version is one error
 /// naming the tool and the fix.
-Expected<IreeTools> findIreeTools(const IreeToolPaths &paths);
+Expected<IreeTools>
+findIreeTools(const IreeToolPaths &paths,
+              ProcessRunner &runner = systemProcessRunner());
 
 } // namespace retune::iree
 

@@ -237,8 +237,9 @@ Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
       return makeError("profiling " + tag + ".vmfb: " + run.message);
   }
   std::string reduced = runOptions.inWork(tag + ".profile.jsonl");
-  ChildOutcome child = runLimited(tools.profile, {"dispatch", "--format=jsonl", bundle},
-                                  runOptions.benchTimeout, 0, reduced);
+  ChildOutcome child =
+      tools.runTool(tools.profile, {"dispatch", "--format=jsonl", bundle},
+                    runOptions.benchTimeout, 0, reduced);
   if (child.status != Status::Ok)
     return makeError("iree-profile dispatch " + bundle + ": " + child.message);
   Expected<std::string> text = readFile(reduced);

@@ -62,6 +62,8 @@ public:
   static Expected<ModelRunner> create(const ModelRunOptions &options);
 
   const ModelRunOptions &options() const { return runOptions; }
+  /// IREE's tools this run starts.
+  const IreeTools &ireeTools() const { return tools; }
 
   /// Compiles the model with the user's compile flags plus `extraFlags` and
   /// `spec` (empty: none) into `<tag>.vmfb`, with its record in

@@ -50,18 +50,17 @@ struct Attempt {
   InterleavedOutcome timed;
 };
 
-/// The spec of `some` winners: spec/linked.mlir for all of them (the link
-/// step made it), else linked here with the same linker.
+/// The spec of `some` winners (tried as `tag`): spec/linked.mlir for all
+/// of them (the link step made it), else linked here with the same linker.
 Expected<std::string> specFor(const ModelOptions &options,
-                              ArrayRef<Winner> some, bool isAll) {
+                              const ModelRunner &runner, ArrayRef<Winner> some,
+                              StringRef tag, bool isAll) {
   if (isAll)
     return readFile(options.linkedPath);
   if (some.empty())
     return emitTuningSpec({});
-  Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(some));
-  if (!linked)
-    return linked.takeError();
-  return linked->text;
+  return linkTuningSpecFiles(runner.ireeTools(), specPaths(some),
+                             options.run.workDir, tag);
 }
 
 Expected<Attempt> tryWinners(const ModelOptions &options,
@@ -69,7 +68,7 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
                              StringRef tag, bool isAll,
                              const CompileRecord &baseline) {
   Attempt attempt;
-  Expected<std::string> text = specFor(options, some, isAll);
+  Expected<std::string> text = specFor(options, runner, some, tag, isAll);
   if (!text)
     return text.takeError();
   attempt.specText = std::move(*text);

@@ -122,8 +122,9 @@ std::string Reference::file(unsigned i) const {
 Expected<Reference> writeReference(const IreeTools &tools,
                                    const RunRequest &request, StringRef stem) {
   // How many results: iree-run-module prints `result[<i>]: ...` for each.
-  ChildOutcome counted = runLimited(tools.run, runArgs(tools, request),
-                                    request.timeoutSeconds, 0, request.logPath);
+  ChildOutcome counted =
+      tools.runTool(tools.run, runArgs(tools, request), request.timeoutSeconds,
+                    0, request.logPath);
   if (counted.status != Status::Ok)
     return makeError(request.vmfbPath + ": iree-run-module failed on the "
                                         "baseline (" +
@@ -139,8 +140,8 @@ Expected<Reference> writeReference(const IreeTools &tools,
   std::vector<std::string> args = runArgs(tools, request);
   for (unsigned i = 0; i < results; ++i)
     args.push_back("--output=@" + reference.file(i));
-  ChildOutcome written = runLimited(tools.run, args,
-                                    request.timeoutSeconds, 0, request.logPath);
+  ChildOutcome written = tools.runTool(tools.run, args, request.timeoutSeconds,
+                                       0, request.logPath);
   if (written.status != Status::Ok)
     return makeError(request.vmfbPath + ": iree-run-module could not write " +
                      reference.file(0) + ": " + written.message);
@@ -156,8 +157,8 @@ OutputCheck checkOutputs(const IreeTools &tools, const RunRequest &request,
     args.push_back(flag.str());
   for (unsigned i = 0; i < reference.results; ++i)
     args.push_back("--expected_output=@" + reference.file(i));
-  ChildOutcome outcome = runLimited(tools.run, args,
-                                    request.timeoutSeconds, 0, request.logPath);
+  ChildOutcome outcome = tools.runTool(tools.run, args, request.timeoutSeconds,
+                                       0, request.logPath);
   if (outcome.status == Status::Ok)
     return {};
   // A non-zero exit after a completed run is a mismatch; the log's

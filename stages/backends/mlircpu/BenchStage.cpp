@@ -2,9 +2,9 @@
 //
 // Loads the candidate's and the baseline's shared objects, checks the
 // candidate's results against the baseline's on seeded random inputs, and
-// times both interleaved. The measuring runs in a child process (this
-// binary with --child) under a timeout, so a kernel that crashes or hangs
-// becomes a record, not a failed build.
+// times both interleaved. The measuring runs in a child process
+// (retune-bench-worker, BenchWorker.h) under a timeout, so a kernel that
+// crashes or hangs becomes a record, not a failed build.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/BenchStage.h"
@@ -30,9 +30,6 @@ using namespace retune;
 
 namespace retune::mlircpu {
 
-/// The options of this process's run (one per process).
-static BenchOptions options;
-
 /// The device of the mlir-cpu backend: this machine's CPU.
 static constexpr StringLiteral kDevice = "cpu";
 /// A measuring process that had less of a CPU than this was disturbed;
@@ -44,66 +41,6 @@ static double minCpuShare() {
     if (StringRef(env).getAsDouble(share))
       share = 0.9;
   return share;
-}
-
-static Expected<FuncSignature> pickFunction(const CompileRecord &record,
-                                            StringRef path) {
-  if (!options.functionName.empty()) {
-    for (const FuncSignature &f : record.functions)
-      if (f.name == options.functionName)
-        return f;
-    return makeError(path + ": no function @" + options.functionName +
-                     "; set [model] entry in tune.toml to one of the "
-                     "model's public functions");
-  }
-  if (record.functions.size() != 1)
-    return makeError(path + ": " + Twine(record.functions.size()) +
-                     " public functions; name the one to time with "
-                     "[model] entry in tune.toml");
-  return record.functions.front();
-}
-
-static Error runChild() {
-  double startedAt = unixSeconds();
-  auto start = std::chrono::steady_clock::now();
-  Expected<CompileRecord> baseline = readCompileRecord(options.baselinePath);
-  if (!baseline)
-    return baseline.takeError();
-  Expected<CompileRecord> candidate = readCompileRecord(options.candidatePath);
-  if (!candidate)
-    return candidate.takeError();
-  Expected<FuncSignature> signature =
-      pickFunction(*baseline, options.baselinePath);
-  if (!signature)
-    return signature.takeError();
-  auto baseKernel = bench::Kernel::load(baseline->artifact, *signature);
-  if (!baseKernel)
-    return baseKernel.takeError();
-  auto candKernel = bench::Kernel::load(candidate->artifact, *signature);
-  if (!candKernel)
-    return candKernel.takeError();
-  // A measurement that never ends, where a test asks for one
-  // (RETUNE_INJECT_FAULT="bench-hang:<part of the result's path>"): a bench
-  // step to time out or to cancel while it measures, on any machine.
-  if (injectedFault(options.outputPath) == "bench-hang")
-    for (;;)
-      std::this_thread::sleep_for(std::chrono::seconds(1));
-  bench::MeasureOptions measure;
-  measure.warmup = options.warmup;
-  measure.repetitions = std::max(1u, options.repetitions);
-  measure.minSampleSeconds = options.minSample;
-  measure.seed = options.seed;
-  BenchRecord record =
-      bench::compareKernels(**baseKernel, **candKernel, measure);
-  record.seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  record.startedAt = startedAt;
-  // Keyed from the start: a run killed right after this write finds the
-  // measurement done.
-  record.key = options.childKey;
-  record.slurm = slurmPlacementFromEnv();
-  return writeJsonFile(options.outputPath, toJson(record));
 }
 
 /// A compiled object that is not what its record says (truncated, replaced)
@@ -122,25 +59,29 @@ static Error checkArtifact(StringRef recordPath, const CompileRecord &record) {
 }
 
 /// A record for a candidate that never reached the measurement.
-static Error writeFailure(Status status, const Twine &message,
-                          double seconds = 0,
+static Error writeFailure(const BenchOptions &options, Status status,
+                          const Twine &message, double seconds = 0,
                           double startedAt = unixSeconds()) {
   BenchRecord record;
   record.status = status;
   record.message = message.str();
   record.seconds = seconds;
   record.startedAt = startedAt;
-  // Keyed from the start: a run killed right after this write finds the
-  // measurement done.
-  record.key = options.childKey;
   record.slurm = slurmPlacementFromEnv();
   return writeJsonFile(options.outputPath, toJson(record));
 }
 
+/// The worker beside this tool: its bytes are part of every bench's key.
+static std::string workerPath(const char *argv0) {
+  return siblingTool(argv0, "retune-bench-worker");
+}
+
 /// Timings belong to this device and these exact binaries and settings.
-static std::string benchKey(const char *argv0, const CompileRecord &baseline,
+static std::string benchKey(const BenchOptions &options, const char *argv0,
+                            const CompileRecord &baseline,
                             const CompileRecord &candidate) {
   return hostKey("bench", argv0)
+      .add("worker", toolIdentity(workerPath(argv0).c_str()))
       .add("candidate", candidate.artifactHash)
       .add("baseline", baseline.artifactHash)
       .add("function", options.functionName)
@@ -152,7 +93,8 @@ static std::string benchKey(const char *argv0, const CompileRecord &baseline,
 }
 
 /// Replays a cached measurement into this build's record.
-static Error restore(const CacheEntry &entry, StringRef key) {
+static Error restore(const BenchOptions &options, const CacheEntry &entry,
+                     StringRef key) {
   Expected<BenchRecord> record =
       replayedRecord<BenchRecord>(entry, key, benchRecordFromJson);
   if (!record)
@@ -169,7 +111,7 @@ static bool isFinal(const BenchRecord &record) {
 
 /// Whether this build already holds exactly this measurement (a run killed
 /// after the record was written, before Ninja logged it).
-static bool alreadyDone(StringRef key) {
+static bool alreadyDone(const BenchOptions &options, StringRef key) {
   if (!sys::fs::exists(options.outputPath))
     return false;
   Expected<BenchRecord> record = readRecord<BenchRecord>(
@@ -183,7 +125,7 @@ static bool alreadyDone(StringRef key) {
 
 /// What the cache keeps: checked outcomes (ok, wrong result) measured
 /// undisturbed.
-static std::optional<CacheEntry> outcome() {
+static std::optional<CacheEntry> outcome(const BenchOptions &options) {
   Expected<BenchRecord> record = readRecord<BenchRecord>(
       options.outputPath, schema::kBench, benchRecordFromJson);
   if (!record) {
@@ -197,9 +139,10 @@ static std::optional<CacheEntry> outcome() {
   return CacheEntry{{"record.json", formatv("{0}", toJson(*record)).str()}};
 }
 
-static Error measureInChild(const char *argv0, StringRef key);
+static Error measureInChild(const BenchOptions &options, const char *argv0,
+                            StringRef key);
 
-static Error runParent(const char *argv0) {
+static Error runParent(const BenchOptions &options, const char *argv0) {
   Expected<CompileRecord> baseline = readCompileRecord(options.baselinePath);
   if (!baseline)
     return baseline.takeError();
@@ -207,47 +150,54 @@ static Error runParent(const char *argv0) {
   if (!candidate)
     return candidate.takeError();
   if (candidate->status != Status::Ok)
-    return writeFailure(candidate->status, "compile: " + candidate->message);
+    return writeFailure(options, candidate->status,
+                        "compile: " + candidate->message);
   for (auto [path, record] : {std::pair{options.candidatePath, &*candidate},
                               {options.baselinePath, &*baseline}})
     if (Error err = checkArtifact(path, *record))
       return err;
   if (baseline->status == Status::Skipped)
-    return writeFailure(Status::Skipped, "the baseline: " + baseline->message);
+    return writeFailure(options, Status::Skipped,
+                        "the baseline: " + baseline->message);
   if (baseline->status != Status::Ok)
-    return writeFailure(Status::BenchError,
+    return writeFailure(options, Status::BenchError,
                         "the baseline did not compile: " + baseline->message);
   // The compile is deterministic: the same bytes as the baseline's mean the
   // spec changed nothing here (its matcher did not hit this dispatch, or it
   // asked for the default's own config). Nothing to measure.
   if (!options.measureIdentical &&
       candidate->artifactHash == baseline->artifactHash)
-    return writeFailure(Status::NotApplied,
+    return writeFailure(options, Status::NotApplied,
                         "the compiled code is byte-identical to the "
                         "baseline's: the spec does not change this dispatch");
   // An injected fault must really happen: it bypasses the cache.
   bool faulty = !injectedFault(options.outputPath).empty();
   ContentCache cache(faulty ? "" : ContentCache::rootFor(options.cacheDir));
   CachedStep step;
-  step.key = benchKey(argv0, *baseline, *candidate);
+  step.key = benchKey(options, argv0, *baseline, *candidate);
   // One measurement at a time on this machine, whichever run asks.
   step.deviceLock = kDevice;
-  step.alreadyDone = [](StringRef key) {
-    if (!alreadyDone(key))
+  step.alreadyDone = [&](StringRef key) {
+    if (!alreadyDone(options, key))
       return false;
     keepNewerThanInputs(options.outputPath,
                         {options.baselinePath, options.candidatePath});
     return true;
   };
-  step.restore = restore;
-  step.run = [argv0](StringRef key) { return measureInChild(argv0, key); };
-  step.outcome = outcome;
+  step.restore = [&](const CacheEntry &entry, StringRef key) {
+    return restore(options, entry, key);
+  };
+  step.run = [&](StringRef key) {
+    return measureInChild(options, argv0, key);
+  };
+  step.outcome = [&] { return outcome(options); };
   return runCachedStep(cache, step);
 }
 
-/// Adds to the options.child's record how much of the CPU it had: another
+/// Adds to the worker's record how much of the CPU it had: another
 /// process running beside a measurement takes CPU time from it.
-static Error recordLoad(const ChildOutcome &outcome, StringRef key) {
+static Error recordLoad(const BenchOptions &options,
+                        const ChildOutcome &outcome, StringRef key) {
   Expected<BenchRecord> record = readRecord<BenchRecord>(
       options.outputPath, schema::kBench, benchRecordFromJson);
   if (!record)
@@ -261,10 +211,10 @@ static Error recordLoad(const ChildOutcome &outcome, StringRef key) {
   return writeJsonFile(options.outputPath, toJson(*record));
 }
 
-static Error measureInChild(const char *argv0, StringRef key) {
+static Error measureInChild(const BenchOptions &options, const char *argv0,
+                            StringRef key) {
   sys::fs::remove(options.outputPath);
   std::vector<std::string> args = {
-      "--child",
       "--key=" + key.str(),
       "--baseline=" + options.baselinePath,
       "--candidate=" + options.candidatePath,
@@ -278,24 +228,21 @@ static Error measureInChild(const char *argv0, StringRef key) {
   std::string logPath = options.outputPath + ".log";
   sys::fs::remove(logPath);
   ChildOutcome outcome =
-      runLimited(currentExecutable(argv0), args, options.timeoutSeconds,
+      runLimited(workerPath(argv0), args, options.timeoutSeconds,
                  /*memoryMB=*/0, logPath);
   if (outcome.status == Status::Ok && sys::fs::exists(options.outputPath)) {
     sys::fs::remove(logPath);
-    return recordLoad(outcome, key);
+    return recordLoad(options, outcome, key);
   }
   Status status = outcome.status;
   if (status == Status::Ok || status == Status::CompileError)
     status = Status::BenchError;
-  return writeFailure(status, outcome.message, outcome.seconds,
+  return writeFailure(options, status, outcome.message, outcome.seconds,
                       outcome.startedAt);
 }
 
-Error runBenchStage(const BenchOptions &stageOptions, const char *argv0) {
-  options = stageOptions;
-  if (options.child)
-    return runChild();
-  return runParent(argv0);
+Error runBenchStage(const BenchOptions &options, const char *argv0) {
+  return runParent(options, argv0);
 }
 
 } // namespace retune::mlircpu

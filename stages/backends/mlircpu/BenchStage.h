@@ -41,14 +41,10 @@ struct BenchOptions {
   /// Content-addressed cache (default: $RETUNE_CACHE_DIR, else
   /// ~/.cache/retune; 'off' disables it)
   std::string cacheDir{};
-  /// Internal: measure in this process
-  bool child{};
-  /// Internal: the record's key
-  std::string childKey{};
 };
 
-/// Runs the stage with `options`; `argv0` finds this binary again for the
-/// child process the work runs in.
+/// Runs the stage with `options`; `argv0` finds retune-bench-worker beside
+/// this binary, the child process the measurement runs in.
 Error runBenchStage(const BenchOptions &options, const char *argv0);
 
 } // namespace retune::mlircpu

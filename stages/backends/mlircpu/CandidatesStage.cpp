@@ -33,9 +33,6 @@ using namespace retune;
 
 namespace retune::mlircpu {
 
-/// The options of this process's run (one per process).
-static CandidatesOptions options;
-
 /// Removes spec files of an earlier, larger candidate set.
 static void removeStaleSpecs(StringRef dir, unsigned keep) {
   removeNumberedFiles(dir, ".spec.mlir", keep);
@@ -52,7 +49,8 @@ static Expected<std::string> hashOfOptionalFile(StringRef path) {
 }
 
 /// What the index is made from: the tool, the problem and the options.
-static Expected<std::string> indexKey(const char *argv0) {
+static Expected<std::string> indexKey(const CandidatesOptions &options,
+                                      const char *argv0) {
   Expected<std::string> problem = readFile(options.problemPath);
   if (!problem)
     return problem.takeError();
@@ -76,7 +74,7 @@ static Expected<std::string> indexKey(const char *argv0) {
 /// Whether the index in the output directory was made from the same
 /// inputs and its specs are intact (a run killed before Ninja logged it):
 /// rewriting it would only move its timestamps and re-plan.
-static bool alreadyDone(StringRef key) {
+static bool alreadyDone(const CandidatesOptions &options, StringRef key) {
   std::string path = options.outputDir + "/index.json";
   if (!sys::fs::exists(path))
     return false;
@@ -88,7 +86,7 @@ static bool alreadyDone(StringRef key) {
   }
   if (index->key != key)
     return false;
-  return llvm::all_of(index->candidates, [](const CandidateEntry &c) {
+  return llvm::all_of(index->candidates, [&](const CandidateEntry &c) {
     Expected<std::string> spec = readFile(options.outputDir + "/" + c.file);
     if (!spec) {
       consumeError(spec.takeError());
@@ -109,9 +107,9 @@ static constexpr size_t kRankedPool = 4096;
 /// keeping the heuristic's best `options.explore` among them.
 /// Records the order used in `index`.
 static Expected<std::vector<size_t>>
-chooseCandidates(const Problem &problem, const cpu::CpuHost &host,
-                 ArrayRef<cpu::RankedConfig> ranked, unsigned count,
-                 CandidateIndex &index) {
+chooseCandidates(const CandidatesOptions &options, const Problem &problem,
+                 const cpu::CpuHost &host, ArrayRef<cpu::RankedConfig> ranked,
+                 unsigned count, CandidateIndex &index) {
   size_t emitted = std::min<size_t>(count, ranked.size());
   if (options.rankerModelPath.empty())
     return cpu::spreadAcrossStrategies(ranked, emitted);
@@ -149,7 +147,8 @@ chooseCandidates(const Problem &problem, const cpu::CpuHost &host,
 
 /// Enumerates the space (or records why not) and writes the specs and the
 /// index keyed `key`.
-static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
+static Error writeCandidates(const CandidatesOptions &options,
+                             const DispatchEntry &entry, StringRef key) {
   CandidateIndex index;
   index.dispatch = entry.id;
   index.key = key.str();
@@ -184,8 +183,9 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
     return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
   }
   index.totalSolutions = space->totalSolutions;
-  Expected<std::vector<size_t>> chosen = chooseCandidates(
-      entry.problem, host, space->ranked, options.candidateCount, index);
+  Expected<std::vector<size_t>> chosen =
+      chooseCandidates(options, entry.problem, host, space->ranked,
+                       options.candidateCount, index);
   if (!chosen)
     return chosen.takeError();
   unsigned emitted = chosen->size();
@@ -209,7 +209,8 @@ static Error writeCandidates(const DispatchEntry &entry, StringRef key) {
 }
 
 /// The index and every spec it lists, as a cache entry.
-static std::optional<CacheEntry> candidatesOutcome() {
+static std::optional<CacheEntry>
+candidatesOutcome(const CandidatesOptions &options) {
   std::string indexPath = options.outputDir + "/index.json";
   Expected<CandidateIndex> index = readRecord<CandidateIndex>(
       indexPath, schema::kCandidates, candidateIndexFromJson);
@@ -235,7 +236,8 @@ static std::optional<CacheEntry> candidatesOutcome() {
 /// Writes a cached index and its specs into the output directory; a spec
 /// missing from the entry or not matching the index's hash makes the entry
 /// unusable.
-static Error restoreCandidates(const CacheEntry &entry, StringRef key) {
+static Error restoreCandidates(const CandidatesOptions &options,
+                               const CacheEntry &entry, StringRef key) {
   auto indexText = entry.find("index.json");
   if (indexText == entry.end())
     return makeError("cache entry without a candidate index");
@@ -260,35 +262,38 @@ static Error restoreCandidates(const CacheEntry &entry, StringRef key) {
   return writeHashedJsonFile(options.outputDir + "/index.json", toJson(*index));
 }
 
-static Error run(const char *argv0) {
+static Error run(const CandidatesOptions &options, const char *argv0) {
   if (isDamagedInput(options.problemPath, "retune-candidates"))
     return Error::success();
   Expected<DispatchEntry> dispatch = readDispatchProblem(options.problemPath);
   if (!dispatch)
     return dispatch.takeError();
-  Expected<std::string> key = indexKey(argv0);
+  Expected<std::string> key = indexKey(options, argv0);
   if (!key)
     return key.takeError();
   ContentCache cache(ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   step.key = *key;
-  step.alreadyDone = [](StringRef key) {
-    if (!alreadyDone(key))
+  step.alreadyDone = [&](StringRef key) {
+    if (!alreadyDone(options, key))
       return false;
     keepNewerThanInputs(options.outputDir + "/index.json",
                         {options.problemPath});
     return true;
   };
-  step.restore = restoreCandidates;
-  step.run = [&](StringRef key) { return writeCandidates(*dispatch, key); };
-  step.outcome = candidatesOutcome;
+  step.restore = [&](const CacheEntry &entry, StringRef key) {
+    return restoreCandidates(options, entry, key);
+  };
+  step.run = [&](StringRef key) {
+    return writeCandidates(options, *dispatch, key);
+  };
+  step.outcome = [&] { return candidatesOutcome(options); };
   return runCachedStep(cache, step);
 }
 
-Error runCandidatesStage(const CandidatesOptions &stageOptions,
+Error runCandidatesStage(const CandidatesOptions &options,
                          const char *argv0) {
-  options = stageOptions;
-  return run(argv0);
+  return run(options, argv0);
 }
 
 } // namespace retune::mlircpu

@@ -29,13 +29,11 @@ using namespace retune;
 
 namespace retune::mlircpu {
 
-/// The options of this process's run (one per process).
-static CompileOptions options;
-
-static Error compileInChild(const char *argv0, StringRef key);
+static Error compileInChild(const CompileOptions &options, const char *argv0,
+                            StringRef key);
 
 /// This compile's files: the record, the shared object and its blob name.
-static CompileFiles compileFiles() {
+static CompileFiles compileFiles(const CompileOptions &options) {
   return {options.recordPath, options.outputPath, "artifact.so"};
 }
 
@@ -45,7 +43,8 @@ static std::string workerPath(const char *argv0) {
 }
 
 /// The cache key of this compile: tool, LLVM, host, inputs and flags.
-static Expected<std::string> compileKey(const char *argv0) {
+static Expected<std::string> compileKey(const CompileOptions &options,
+                                        const char *argv0) {
   Expected<std::string> payload = readFile(options.payloadPath);
   if (!payload)
     return payload.takeError();
@@ -65,41 +64,45 @@ static Expected<std::string> compileKey(const char *argv0) {
       .hex(16);
 }
 
-static Error runParent(const char *argv0) {
+Error runCompileStage(const CompileOptions &options, const char *argv0) {
   // Injected faults (crash, hang, wrong: keyed on the spec's path) must
   // really happen: they bypass the cache.
   bool faulty = !injectedFault(options.specPath).empty();
   ContentCache cache(faulty ? "" : ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   if (sys::fs::exists(options.payloadPath)) {
-    Expected<std::string> key = compileKey(argv0);
+    Expected<std::string> key = compileKey(options, argv0);
     if (!key)
       return key.takeError();
     if (!faulty)
       step.key = *key;
   }
-  step.alreadyDone = [](StringRef key) {
+  CompileFiles files = compileFiles(options);
+  step.alreadyDone = [&](StringRef key) {
     // A run killed after the record was written, before Ninja logged it.
-    if (!compileAlreadyDone(compileFiles(), key))
+    if (!compileAlreadyDone(files, key))
       return false;
     keepNewerThanInputs(options.recordPath,
                         {options.payloadPath, options.specPath});
     return true;
   };
-  step.restore = [](const CacheEntry &entry, StringRef key) {
-    return restoreCompile(compileFiles(), entry, key);
+  step.restore = [&](const CacheEntry &entry, StringRef key) {
+    return restoreCompile(files, entry, key);
   };
-  step.run = [argv0](StringRef key) { return compileInChild(argv0, key); };
-  step.outcome = [] {
+  step.run = [&](StringRef key) {
+    return compileInChild(options, argv0, key);
+  };
+  step.outcome = [&] {
     // Timeouts may pass next time, so they are not remembered.
-    return compileOutcome(compileFiles(), [](Status status) {
+    return compileOutcome(files, [](Status status) {
       return status != Status::Timeout;
     });
   };
   return runCachedStep(cache, step);
 }
 
-static Error compileInChild(const char *argv0, StringRef key) {
+static Error compileInChild(const CompileOptions &options, const char *argv0,
+                            StringRef key) {
   std::vector<std::string> args = {
       "--key=" + key.str(), "--payload=" + options.payloadPath,
       "--output=" + options.outputPath, "--record=" + options.recordPath,
@@ -139,11 +142,6 @@ static Error compileInChild(const char *argv0, StringRef key) {
   record.key = key.str();
   sys::fs::remove(options.outputPath);
   return writeJsonFile(options.recordPath, toJson(record));
-}
-
-Error runCompileStage(const CompileOptions &stageOptions, const char *argv0) {
-  options = stageOptions;
-  return runParent(argv0);
 }
 
 } // namespace retune::mlircpu

@@ -576,9 +576,11 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   ParserConfig unverified(&context, /*verifyAfterParse=*/false);
   std::string driverText =
       emitDriver(defaults, claimPairs, hasSpec, hasSpec && !specPairs);
-  if (!printTransformedTo.empty())
-    if (Error err =
-            writeFileAtomic(printTransformedTo + ".driver.mlir", driverText))
+  std::string printTo = request.printTransformedTo.empty()
+                            ? printTransformedTo.getValue()
+                            : request.printTransformedTo;
+  if (!printTo.empty())
+    if (Error err = writeFileAtomic(printTo + ".driver.mlir", driverText))
       return std::move(err);
   OwningOpRef<ModuleOp> driver =
       parseSourceString<ModuleOp>(driverText, unverified, "<retune-driver>");
@@ -611,8 +613,8 @@ Expected<CompileResult> compileToSharedObject(const CompileRequest &request,
   // bodies (scf loops claim to be allocation scopes, but their lowering
   // restores no stack: each iteration's panel would stay on it).
   scopeLoopBuffers(**payload);
-  if (!printTransformedTo.empty())
-    if (Error err = writeFileAtomic(printTransformedTo, [&] {
+  if (!printTo.empty())
+    if (Error err = writeFileAtomic(printTo, [&] {
           std::string text;
           llvm::raw_string_ostream os(text);
           (*payload)->print(os);

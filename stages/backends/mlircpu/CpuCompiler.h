@@ -32,6 +32,10 @@ struct CompileRequest {
   unsigned threads = 1;
   /// Fault injection for tests ("crash", "hang", "wrong"); empty: none.
   std::string injectFault;
+  /// Where to write the module after the transforms (and the driver library
+  /// beside it), for whoever reads the generated code; empty: the
+  /// compiler's --retune-print-transformed, if given.
+  std::string printTransformedTo;
 };
 
 struct CompileResult {

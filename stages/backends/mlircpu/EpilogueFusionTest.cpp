@@ -15,7 +15,6 @@
 #include "stages/search/cpu/CpuSpace.h"
 #include "stages/support/FileUtil.h"
 
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 
 #include "gtest/gtest.h"
@@ -223,9 +222,10 @@ protected:
 
   /// Compiles with `spec` ("" = defaults) and checks the result against
   /// the plain loops.
-  void expectMatchesReference(StringRef spec, unsigned threads) {
+  void expectMatchesReference(StringRef spec, unsigned threads,
+                              StringRef printTransformedTo = "") {
     CompileRequest request{model, spec.str(), (dir + "/model.so").str(),
-                           threads, ""};
+                           threads, "", printTransformedTo.str()};
     Expected<CompileResult> compiled = compileToSharedObject(request, host);
     ASSERT_TRUE(static_cast<bool>(compiled)) << toString(compiled.takeError());
     ASSERT_EQ(compiled->functions.size(), 1u);
@@ -310,13 +310,7 @@ TEST_F(EpilogueFusionTest, DefaultCompileComputesTheLayer) {
 /// is left to scalar loops.
 TEST_F(EpilogueFusionTest, EpilogueOfARootSharingItsShapeIsVectorized) {
   std::string transformed = (dir + "/transformed.mlir").str();
-  auto &options = llvm::cl::getRegisteredOptions();
-  auto *print = static_cast<llvm::cl::opt<std::string> *>(
-      options.lookup("retune-print-transformed"));
-  ASSERT_NE(print, nullptr);
-  *print = transformed;
-  expectMatchesReference("", 1);
-  *print = "";
+  expectMatchesReference("", 1, transformed);
   Expected<std::string> text = readFile(transformed);
   ASSERT_TRUE(static_cast<bool>(text)) << toString(text.takeError());
   EXPECT_EQ(text->find("linalg."), std::string::npos) << *text;

@@ -31,22 +31,19 @@ using namespace retune;
 
 namespace retune::mlircpu {
 
-/// The options of this process's run (one per process).
-static ModelOptions options;
-
 namespace {
-
-/// Path of `name` inside the work directory.
-std::string inWork(const Twine &name) {
-  return (Twine(options.workDir) + "/" + name).str();
-}
 
 class ModelEvaluator {
 public:
-  explicit ModelEvaluator(const char *argv0)
-      : compileTool(siblingTool(argv0, "retune-compile")),
+  ModelEvaluator(const ModelOptions &options, const char *argv0)
+      : options(options), compileTool(siblingTool(argv0, "retune-compile")),
         benchTool(siblingTool(argv0, "retune-bench")),
         linkTool(siblingTool(argv0, "retune-link")) {}
+
+  /// Path of `name` inside the work directory.
+  std::string inWork(const Twine &name) const {
+    return (Twine(options.workDir) + "/" + name).str();
+  }
 
   /// Links the specs of `winners` (in order) into <work dir>/<tag>.spec.mlir
   /// with retune-link, which replays a link it has done before.
@@ -132,6 +129,7 @@ public:
   }
 
 private:
+  const ModelOptions &options;
   std::string compileTool, benchTool, linkTool;
 };
 
@@ -151,7 +149,8 @@ struct Decision {
   BenchRecord measured;
 };
 
-Expected<Decision> decide(ModelEvaluator &evaluator,
+Expected<Decision> decide(const ModelOptions &options,
+                          ModelEvaluator &evaluator,
                           const std::vector<Winner> &winners) {
   std::map<std::string, BenchRecord> measured;
   std::string firstFailure;
@@ -185,7 +184,8 @@ Expected<Decision> decide(ModelEvaluator &evaluator,
   return Decision{std::move(*chosen), std::move(behind)};
 }
 
-Error writeResult(const Decision &d, double startedAt, double seconds) {
+Error writeResult(const ModelOptions &options, const Decision &d,
+                  double startedAt, double seconds) {
   const BenchRecord &m = d.measured;
   // An empty spec leaves the model as the baseline compiled it.
   bool tuned =
@@ -214,34 +214,34 @@ Error writeResult(const Decision &d, double startedAt, double seconds) {
 
 /// --baseline-only: the model must compile without a spec before anything
 /// is tuned for it.
-Error checkBaseline(const char *argv0) {
-  ModelEvaluator evaluator(argv0);
+Error checkBaseline(const ModelOptions &options, const char *argv0) {
+  ModelEvaluator evaluator(options, argv0);
   Expected<CompileRecord> baseline = evaluator.compile("", "baseline");
   if (!baseline)
     return baseline.takeError();
   if (baseline->status == Status::Ok)
     return Error::success();
   // Not an output Ninja may take as done: the next run compiles again.
-  sys::fs::remove(inWork("baseline.json"));
+  sys::fs::remove(evaluator.inWork("baseline.json"));
   return makeError(options.modelPath +
                    ": the model does not compile without a "
                    "spec, so there is nothing to tune: " +
                    baseline->message);
 }
 
-Error run(const char *argv0) {
+Error run(const ModelOptions &options, const char *argv0) {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   if (!sys::fs::exists(options.modelPath))
     return makeError(options.modelPath + ": no such file");
   if (options.baselineOnly)
-    return checkBaseline(argv0);
+    return checkBaseline(options, argv0);
   if (options.outputPath.empty() || options.finalSpec.empty())
     return makeError("--output and --final-spec are required");
   Expected<std::vector<Winner>> winners = readWinners(options.selections);
   if (!winners)
     return winners.takeError();
-  ModelEvaluator evaluator(argv0);
+  ModelEvaluator evaluator(options, argv0);
   Expected<CompileRecord> baseline = evaluator.baseline();
   if (!baseline)
     return baseline.takeError();
@@ -250,7 +250,7 @@ Error run(const char *argv0) {
                      ": the model does not compile without a "
                      "spec: " +
                      baseline->message);
-  Expected<Decision> decision = decide(evaluator, *winners);
+  Expected<Decision> decision = decide(options, evaluator, *winners);
   if (!decision)
     return decision.takeError();
   Expected<std::string> spec = evaluator.link(decision->winners.kept, "final");
@@ -262,16 +262,15 @@ Error run(const char *argv0) {
   if (Error err = writeHashedFile(options.finalSpec, *text))
     return err;
   return writeResult(
-      *decision, startedAt,
+      options, *decision, startedAt,
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count());
 }
 
 } // namespace
 
-Error runModelStage(const ModelOptions &stageOptions, const char *argv0) {
-  options = stageOptions;
-  Error err = run(argv0);
+Error runModelStage(const ModelOptions &options, const char *argv0) {
+  Error err = run(options, argv0);
   // A failed step leaves no result that Ninja would take as up to date.
   if (err && !options.baselineOnly && !options.outputPath.empty())
     sys::fs::remove(options.outputPath);

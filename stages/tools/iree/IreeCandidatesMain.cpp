@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/CandidatesStage.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 #include "stages/tools/iree/ToolOptions.h"
 
@@ -29,10 +30,10 @@ static cl::opt<std::string> gpuOptionsPath("gpu-options",
 static cl::opt<std::string> outputDir("output-dir", cl::Required,
                                       cl::desc("candidates/<id> directory"),
                                       cl::cat(tools::category()));
-static cl::opt<unsigned> candidateCount("count", cl::init(8),
-                                        cl::desc("candidates to emit, best "
-                                                 "ordered first"),
-                                        cl::cat(tools::category()));
+static cl::opt<unsigned>
+    candidateCount("count", cl::init(defaults::kCandidates),
+                   cl::desc("candidates to emit, best ordered first"),
+                   cl::cat(tools::category()));
 static cl::opt<std::string> skipReason("skip-reason",
                                        cl::desc("emit no candidates and record "
                                                 "this reason"),

@@ -1,8 +1,9 @@
 //===- IreeLinkMain.cpp - retune-iree-link: winners -> one IREE spec ------===//
 //
-// Links the winning spec of every dispatch with IREE's merge semantics
-// (IreeLinker.h), verifies the result against IREE's tuning-spec rules and
-// writes it. No winner at all gives a spec with an empty foreach_match.
+// Links the winning spec of every dispatch with IREE's own linker
+// (IreeLinker.h: iree-opt --iree-codegen-link-tuning-specs), verifies the
+// result against IREE's tuning-spec rules and writes it. No winner at all
+// gives a spec with an empty foreach_match.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/IreeLinker.h"
@@ -13,6 +14,7 @@
 #include "stages/tools/iree/ToolOptions.h"
 
 #include "llvm/Support/InitLLVM.h"
+#include "llvm/Support/Path.h"
 
 using namespace llvm;
 using namespace retune;
@@ -31,12 +33,16 @@ static Error run() {
     return winners.takeError();
   if (winners->empty())
     return writeTuningSpec(outputPath, emitTuningSpec({}));
-  Expected<LinkResult> linked = linkTuningSpecFiles(specPaths(*winners));
+  std::string workDir = sys::path::parent_path(outputPath).str();
+  Expected<IreeTools> ireeTools =
+      toolsFrom(tools::toolOptionsFromCommandLine(), workDir);
+  if (!ireeTools)
+    return ireeTools.takeError();
+  Expected<std::string> linked = linkTuningSpecFiles(
+      *ireeTools, specPaths(*winners), workDir, sys::path::stem(outputPath));
   if (!linked)
     return linked.takeError();
-  for (const std::string &note : linked->notes)
-    errs() << "retune-iree-link: note: " << note << "\n";
-  return writeTuningSpec(outputPath, linked->text);
+  return writeTuningSpec(outputPath, *linked);
 }
 
 int main(int argc, char **argv) {
@@ -44,7 +50,7 @@ int main(int argc, char **argv) {
   tools::parseOptions(
       argc, argv,
       "retune-iree-link: link the winning spec of every dispatch into one "
-      "IREE tuning spec (IREE's merge semantics; first matcher wins) and "
-      "verify it.\n");
+      "IREE tuning spec (IREE's own linker, iree-opt; first matcher wins) "
+      "and verify it.\n");
   return finishTool("retune-iree-link", run());
 }

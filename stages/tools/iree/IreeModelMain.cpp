@@ -31,7 +31,7 @@ static cl::opt<std::string> outputPath("output", cl::Required,
                                        cl::desc("model result record"),
                                        cl::cat(tools::category()));
 static cl::opt<unsigned>
-    inModel("in-model", cl::init(3),
+    inModel("in-model", cl::init(defaults::kModelCandidates),
             cl::desc("per dispatch, measure this many of its fastest "
                      "candidates alone in the whole model and keep the one "
                      "the model runs fastest with (0: the dispatch's winner)"),

@@ -26,7 +26,7 @@ cl::opt<std::string> entry("entry",
 cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kIreeRepetitions),
                               cl::desc("--benchmark_repetitions per run"),
                               cl::cat(category()));
-cl::opt<unsigned> rounds("rounds", cl::init(3),
+cl::opt<unsigned> rounds("rounds", cl::init(defaults::kModelRounds),
                          cl::desc("reference/other alternations"),
                          cl::cat(category()));
 cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(defaults::kCompileTimeoutSeconds),

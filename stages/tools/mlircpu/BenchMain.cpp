@@ -48,10 +48,6 @@ static cl::opt<unsigned>
                    cl::desc("seconds before the bench is killed"),
                    cl::cat(category));
 static auto &cacheDir = cacheDirOption(category);
-static cl::opt<bool> child("child", cl::Hidden,
-                           cl::desc("internal: measure in this process"));
-static cl::opt<std::string> childKey("key", cl::Hidden,
-                                     cl::desc("internal: the record's key"));
 
 static cl::opt<bool> measureIdentical(
     "measure-identical",
@@ -68,8 +64,7 @@ int main(int argc, char **argv) {
       "time both, interleaved.\n\nA candidate that failed to compile, "
       "crashes, hangs or computes wrong numbers gets a record with that "
       "status and exit code 0.\n");
-  // The measuring child re-executes this tool: only the step itself asks.
-  if (std::optional<std::string> spent = child ? std::nullopt : budgetSpent(outputPath))
+  if (std::optional<std::string> spent = budgetSpent(outputPath))
     return finishTool("retune-bench", writeSkippedRecord(outputPath, *spent, /*isBench=*/true));
   retune::mlircpu::BenchOptions options;
   options.baselinePath = baselinePath;
@@ -83,7 +78,5 @@ int main(int argc, char **argv) {
   options.timeoutSeconds = timeoutSeconds;
   options.cacheDir = cacheDir;
   options.measureIdentical = measureIdentical;
-  options.child = child;
-  options.childKey = childKey;
   return finishTool("retune-bench", mlircpu::runBenchStage(options, argv[0]));
 }

@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CandidatesStage.h"
+#include "stages/core/Defaults.h"
 #include "stages/support/ToolMain.h"
 
 #include "llvm/Support/CommandLine.h"
@@ -21,7 +22,7 @@ static cl::opt<std::string> outputDir("output-dir", cl::Required,
                                       cl::desc("candidates/<id> directory"),
                                       cl::cat(category));
 static cl::opt<unsigned>
-    candidateCount("count", cl::init(8),
+    candidateCount("count", cl::init(defaults::kCandidates),
                    cl::desc("candidates to emit (the cheapest first)"),
                    cl::cat(category));
 static cl::opt<unsigned> threads("code-threads", cl::init(1),

@@ -1,5 +1,5 @@
-//===- IreeLinkerTest.cpp - IREE's merge/include link semantics -----------===//
-#include "stages/backends/iree/IreeLinker.h"
+//===- TextSpecLinkerTest.cpp - The fake iree-opt's spec linking ----------===//
+#include "tests/fakes/TextSpecLinker.h"
 
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/backends/iree/MlirText.h"
@@ -10,6 +10,7 @@
 
 using namespace retune;
 using namespace retune::iree;
+using namespace retune::iree::fakes;
 using namespace retune::iree::testing;
 
 namespace {
@@ -35,7 +36,7 @@ void readLinked(const std::string &text, std::vector<std::string> &names,
   }
 }
 
-TEST(IreeLinker, MergesWithNumericSuffixes) {
+TEST(TextSpecLinker, MergesWithNumericSuffixes) {
   // Three specs, each with @apply_op_config; the third also has a helper
   // @apply_op_config_0 that already takes the first free suffix.
   std::string a = emitTuningSpec({entryFor(matmulTransposeB(), 128, "d0")});
@@ -81,7 +82,7 @@ TEST(IreeLinker, MergesWithNumericSuffixes) {
   EXPECT_FALSE(static_cast<bool>(verifyTuningSpec(linked->text, "linked")));
 }
 
-TEST(IreeLinker, ReadonlyWhenNoInputConsumes) {
+TEST(TextSpecLinker, ReadonlyWhenNoInputConsumes) {
   std::string a = emitTuningSpec({entryFor(matmulTransposeB(), 128, "x")});
   std::string b = emitTuningSpec({entryFor(matmulTransposeB(), 256, "y")});
   for (std::string *s : {&a, &b})
@@ -95,14 +96,14 @@ TEST(IreeLinker, ReadonlyWhenNoInputConsumes) {
   EXPECT_FALSE(consumed);
 }
 
-TEST(IreeLinker, SingleSpecUnchanged) {
+TEST(TextSpecLinker, SingleSpecUnchanged) {
   std::string a = emitTuningSpec({entryFor(matmulTransposeB(), 128, "x")});
   LinkResult linked = llvm::cantFail(linkTuningSpecs({{"a", a}}));
   EXPECT_EQ(linked.mode, LinkMode::Single);
   EXPECT_EQ(linked.text, a);
 }
 
-TEST(IreeLinker, FallsBackToIncludeWithoutDefaultEntrypoint) {
+TEST(TextSpecLinker, FallsBackToIncludeWithoutDefaultEntrypoint) {
   std::string a = emitTuningSpec({entryFor(matmulTransposeB(), 128, "x")});
   std::string matmulSpec = readTestFile(testdata("fixtures/tuning_spec_matmul.mlir"));
   llvm::Expected<LinkResult> linked =
@@ -118,7 +119,7 @@ TEST(IreeLinker, FallsBackToIncludeWithoutDefaultEntrypoint) {
             std::string::npos);
 }
 
-TEST(IreeLinker, FallsBackToIncludeOnNonSequenceClash) {
+TEST(TextSpecLinker, FallsBackToIncludeOnNonSequenceClash) {
   std::string a = emitTuningSpec({entryFor(matmulTransposeB(), 128, "x")});
   std::string b = emitTuningSpec({entryFor(matmulTransposeB(), 256, "y")});
   std::string func = "  func.func private @shared()\n";
@@ -130,7 +131,7 @@ TEST(IreeLinker, FallsBackToIncludeOnNonSequenceClash) {
   EXPECT_NE(linked.notes.front().find("@shared"), std::string::npos);
 }
 
-TEST(IreeLinker, IncludeRequiresConsistentArguments) {
+TEST(TextSpecLinker, IncludeRequiresConsistentArguments) {
   std::string matmulSpec =
       readTestFile(testdata("fixtures/tuning_spec_matmul.mlir"));
   std::string readonlySpec = matmulSpec;
@@ -152,7 +153,7 @@ namespace {
 
 /// Our spec first, IREE's own gfx942 default spec second (as
 /// MaterializeTuningSpecs orders user and default specs).
-TEST(IreeLinker, MergesWithIreeDefaultSpec) {
+TEST(TextSpecLinker, MergesWithIreeDefaultSpec) {
   std::string ours = emitTuningSpec({entryFor(matmulTransposeB(), 2048, "mm")});
   std::string iree =
       readTestFile(testdata("fixtures/iree_default_tuning_spec_gfx942.mlir"));
