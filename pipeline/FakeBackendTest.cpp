@@ -130,7 +130,7 @@ protected:
     dispatches.model = config.modelPath;
     dispatches.totalFlops = 2;
     dispatches.dispatches.push_back(
-        {"d0", "mm_d0", "mm", 2, 1.0, 1, test::matmulProblem(8, 8, 8)});
+        {"d0", "mm_d0", "mm", 2, 1.0, 1, matmulProblem(8, 8, 8)});
     ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/dispatches/index.json").str(), toJson(dispatches))));
     ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(

@@ -234,9 +234,9 @@ TEST(MutationTest, DispatchIndex) {
   valid.model = "m.mlir";
   valid.totalFlops = 4;
   valid.dispatches.push_back(
-      {"aaaa", "mm", "mm", 3, 0.75, 1, test::matmulProblem(8, 8, 8), "h"});
+      {"aaaa", "mm", "mm", 3, 0.75, 1, matmulProblem(8, 8, 8), "h"});
   valid.dispatches.push_back(
-      {"bbbb", "mm2", "mm2", 1, 0.25, 2, test::matmulProblem(4, 4, 4), "h"});
+      {"bbbb", "mm2", "mm2", 1, 0.25, 2, matmulProblem(4, 4, 4), "h"});
   mutateRecord<DispatchIndex>(
       toJson(valid), dispatchIndexFromJson,
       [](const DispatchIndex &r, const llvm::json::Value &) {

@@ -35,7 +35,7 @@ protected:
     for (auto [id, share] : {std::pair<const char *, double>{"aaaa", 0.75},
                              {"bbbb", 0.25}})
       index.dispatches.push_back({id, std::string("mm_") + id, "mm", share * 3,
-                                  share, 1, test::matmulProblem(64, 64, 64)});
+                                  share, 1, matmulProblem(64, 64, 64)});
     ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/dispatches/index.json").str(), toJson(index))));
     for (const DispatchEntry &d : index.dispatches) {

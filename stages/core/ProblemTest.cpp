@@ -4,8 +4,6 @@
 
 using namespace retune;
 
-using retune::test::matmulProblem;
-
 TEST(ProblemTest, IdDependsOnIdentifyingFieldsOnly) {
   Problem a = matmulProblem(64, 64, 64), b = matmulProblem(64, 64, 64);
   EXPECT_EQ(a.stableId(), b.stableId());

@@ -51,9 +51,8 @@ TEST(IreeConstraints, ReadsBothPipelinesAndTheirTemplates) {
 TEST(IreeConstraints, EveryRetuneConfigIsOneIreeAccepts) {
   std::vector<IreeConstraintSystem> systems = matmulSystems();
   gpu::GpuTarget target = llvm::cantFail(gpu::loadKnownTarget("gfx942"));
-  Problem p = gpu::makeMatmul(2048, 1280, 1280, "f16", "f32", "gfx942");
-  p.indexingMaps = {"affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d2, d1)>",
-            "affine_map<(d0, d1, d2) -> (d0, d1)>"};
+  Problem p = matmulProblem(2048, 1280, 1280, /*transposedB=*/false,
+                            {"f16", "f32", "gfx942"});
   const gpu::Pipeline pipelines[] = {gpu::Pipeline::TileAndFuse, gpu::Pipeline::VectorDistribute};
   for (auto [system, pipeline] : llvm::zip(systems, pipelines)) {
     std::vector<gpu::GpuConfig> configs =

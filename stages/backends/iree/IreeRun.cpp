@@ -194,12 +194,25 @@ std::string deviceLockName(StringRef device) {
   return device.starts_with("local") ? "cpu" : device.str();
 }
 
+std::vector<std::string>
+deviceBenchArgs(const std::vector<std::string> &deviceFlags,
+                const BenchRequest &request) {
+  std::vector<std::string> args = deviceFlags;
+  bool batched = llvm::any_of(request.flags, [](StringRef flag) {
+    return flag.starts_with("--batch_size");
+  });
+  // Device flags are only given for several workers ([tune] threads > 1).
+  if (!deviceFlags.empty() && request.function.empty() && !batched)
+    args.push_back("--batch_size=" + std::to_string(kThreadedDispatchBatch));
+  return args;
+}
+
 BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
   BenchOutcome outcome;
   if (!request.jsonPath.empty())
     sys::fs::remove(request.jsonPath);
   std::vector<std::string> args = benchArgs(request);
-  args.insert(args.end(), tools.deviceFlags.begin(), tools.deviceFlags.end());
+  llvm::append_range(args, deviceBenchArgs(tools.deviceFlags, request));
   ChildOutcome child = tools.runTool(tools.benchmark, args,
                                      request.timeoutSeconds, 0,
                                      request.logPath);

@@ -83,6 +83,22 @@ struct BenchRequest {
 
 std::vector<std::string> benchArgs(const BenchRequest &request);
 
+/// Dispatches a dispatch benchmark records per timed iteration on a device
+/// with several workers (IREE's `--batch_size`; times stay per dispatch).
+/// One dispatch per submission measures the workers waking up: on 2 threads
+/// a MiniLM batch_mmt4d took 594 us alone and 182 us in a batch, its
+/// candidates 316-387 and 241-249 us, so alone they looked 1.5-1.9x faster
+/// and made the whole model 7% slower, while a candidate of another
+/// dispatch that batches 1.3x faster (and alone not at all) made the model
+/// 1.11x faster. One worker (local-sync) times the same either way.
+inline constexpr unsigned kThreadedDispatchBatch = 16;
+
+/// The flags a benchmark adds for its device: the device's own
+/// (`tools.deviceFlags`) and, for a dispatch benchmark on several workers,
+/// the batch (unless the user's benchmark flags set one).
+std::vector<std::string> deviceBenchArgs(const std::vector<std::string> &deviceFlags,
+                                         const BenchRequest &request);
+
 /// Parsed Google Benchmark output.
 struct BenchmarkRun {
   /// Per-repetition `real_time` of iteration rows, in microseconds.

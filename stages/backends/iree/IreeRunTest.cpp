@@ -503,3 +503,30 @@ TEST(IreeBenchRecord, SameSamplesGiveTheSameRatioNoiseAndWinnerAsMlirCpu) {
   EXPECT_DOUBLE_EQ(a.requiredMargin, b.requiredMargin);
   EXPECT_EQ(a.reason, b.reason);
 }
+
+namespace {
+
+TEST(IreeBenchArgs, DispatchesAreBatchedOnSeveralWorkersOnly) {
+  BenchRequest dispatch;
+  dispatch.vmfbPath = "m.vmfb";
+  dispatch.device = "local-task";
+  std::vector<std::string> workers = {"--task_topology_group_count=2"};
+  EXPECT_EQ(deviceBenchArgs(workers, dispatch),
+            (std::vector<std::string>{"--task_topology_group_count=2",
+                                      "--batch_size=16"}));
+  // One worker: the dispatch's time is the same batched or not.
+  dispatch.device = "local-sync";
+  EXPECT_TRUE(deviceBenchArgs({}, dispatch).empty());
+  // A whole model is one call, whatever the workers.
+  BenchRequest model = dispatch;
+  model.device = "local-task";
+  model.function = "main_graph";
+  EXPECT_EQ(deviceBenchArgs(workers, model), workers);
+  // The user's own batch stands.
+  BenchRequest own = dispatch;
+  own.device = "local-task";
+  own.flags = {"--batch_size=4"};
+  EXPECT_EQ(deviceBenchArgs(workers, own), workers);
+}
+
+} // namespace

@@ -18,7 +18,7 @@ protected:
   void SetUp() override {
     ASSERT_FALSE(sys::fs::createUniqueDirectory("candidates-test", dir));
     DispatchEntry entry;
-    entry.problem = test::matmulProblem(128, 128, 128);
+    entry.problem = matmulProblem(128, 128, 128);
     entry.problem.target = host.target();
     entry.id = entry.problem.stableId();
     entry.name = entry.problem.readableName();
@@ -78,7 +78,7 @@ TEST_F(CandidatesStageTest, RankerModelOrdersTheCandidates) {
   std::string path = trainModel(10);
   Expected<ranker::RankerModel> model = ranker::readRankerModel(path);
   ASSERT_TRUE(bool(model));
-  Problem problem = test::matmulProblem(128, 128, 128);
+  Problem problem = matmulProblem(128, 128, 128);
 
   CandidateIndex learned = run("learned", path);
   EXPECT_EQ(learned.order, "learned");

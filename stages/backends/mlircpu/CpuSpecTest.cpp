@@ -15,23 +15,7 @@ using namespace retune::cpu;
 
 namespace {
 
-Problem conv() {
-  Problem p;
-  p.kind = OpKind::Convolution;
-  p.opName = "linalg.conv_2d_nhwc_hwcf";
-  p.loopRanges = {1, 28, 28, 64, 3, 3, 64};
-  p.iteratorTypes = {"parallel",  "parallel",  "parallel", "parallel",
-                     "reduction", "reduction", "reduction"};
-  p.indexingMaps = {
-      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>",
-      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>",
-      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "boofrrc";
-  p.target = "cpu:test";
-  return p;
-}
+Problem conv() { return convNhwcHwcfProblem(1, 28, 28, 64, 3, 3, 64); }
 
 } // namespace
 
@@ -44,24 +28,13 @@ TEST(CpuSpecTest, MatmulWithEveryKnobMatchesGolden) {
   config.registerInterchange = {1, 0, 2};
   config.kUnroll = 4;
   test::expectGolden("stages/backends/mlircpu/testdata/matmul_transposed_b.spec.mlir",
-               emitSpecModule({{"mm", test::matmulProblem(256, 512, 128, true), config}}, "golden test"));
+               emitSpecModule({{"mm", matmulProblem(256, 512, 128, true), config}}, "golden test"));
 }
 
 /// A batch x·Wᵀ whose transpose joined the dispatch: the matcher checks
 /// the transpose in front of B, the action packs one panel per outer tile.
 TEST(CpuSpecTest, PackedTransposedBMatchesGolden) {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = "linalg.batch_matmul";
-  p.loopRanges = {4, 256, 512, 128};
-  p.iteratorTypes = {"parallel", "parallel", "parallel", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>",
-                    "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>",
-                    "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "bmnk";
-  p.target = "cpu:test";
+  Problem p = batchMatmulProblem(4, 256, 512, 128);
   p.prologue = {{1, "affine_map<(d0, d1, d2) -> (d0, d2, d1)>"}};
   CpuConfig config;
   config.outerTiles = {1, 0, 64, 0};

@@ -40,7 +40,7 @@ TEST_F(SpecLinkerTest, ClashingNamesGetSuffixesAndOrderIsKept) {
   for (int64_t size : {64, 128, 256})
     paths.push_back(write(
         "s" + std::to_string(size) + ".mlir",
-        cpu::emitSpecModule({{"x", test::matmulProblem(size, size, size), registerOnly(8, 16)}})));
+        cpu::emitSpecModule({{"x", matmulProblem(size, size, size), registerOnly(8, 16)}})));
   Expected<std::string> linked = link::linkSpecs(paths, "test");
   ASSERT_TRUE(static_cast<bool>(linked)) << toString(linked.takeError());
   for (StringRef name : {"@match_x(", "@match_x_1(", "@match_x_2(",

@@ -1,5 +1,6 @@
 #include "stages/search/cpu/CpuSpace.h"
 
+#include "stages/core/ProblemBuilder.h"
 #include "stages/search/cpu/CpuChecker.h"
 #include "stages/search/cpu/CpuCostModel.h"
 
@@ -12,61 +13,25 @@ using namespace retune::cpu;
 
 namespace {
 
-Problem contraction(StringRef op, ArrayRef<int64_t> ranges, StringRef roles,
-                    ArrayRef<std::string> maps, StringRef type = "f32") {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = op.str();
-  p.loopRanges.assign(ranges.begin(), ranges.end());
-  for (char role : roles)
-    p.iteratorTypes.push_back(role == 'k' ? "reduction" : "parallel");
-  p.indexingMaps.assign(maps.begin(), maps.end());
-  p.elementTypes = {type.str(), type.str(), type.str()};
-  p.numInputs = 2;
-  p.dimRoles = roles.str();
-  p.target = "cpu:znver4";
-  return p;
-}
+/// The shapes of stages/core/ProblemBuilder.h on this test's CPU.
+const ShapeOptions kZnver4{"f32", "f32", "cpu:znver4"};
 
 Problem matmul(int64_t m, int64_t n, int64_t k) {
-  return contraction("linalg.matmul", {m, n, k}, "mnk",
-                     {"affine_map<(d0, d1, d2) -> (d0, d2)>",
-                      "affine_map<(d0, d1, d2) -> (d2, d1)>",
-                      "affine_map<(d0, d1, d2) -> (d0, d1)>"});
+  return matmulProblem(m, n, k, /*transposedB=*/false, kZnver4);
 }
 
 Problem matmulTransposedB(int64_t m, int64_t n, int64_t k) {
-  return contraction("linalg.matmul", {m, n, k}, "mnk",
-                     {"affine_map<(d0, d1, d2) -> (d0, d2)>",
-                      "affine_map<(d0, d1, d2) -> (d1, d2)>",
-                      "affine_map<(d0, d1, d2) -> (d0, d1)>"});
+  return matmulProblem(m, n, k, /*transposedB=*/true, kZnver4);
 }
 
 Problem batchMatmul(int64_t b, int64_t m, int64_t n, int64_t k) {
-  return contraction("linalg.batch_matmul", {b, m, n, k}, "bmnk",
-                     {"affine_map<(d0, d1, d2, d3) -> (d0, d1, d3)>",
-                      "affine_map<(d0, d1, d2, d3) -> (d0, d3, d2)>",
-                      "affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>"});
+  return batchMatmulProblem(b, m, n, k, kZnver4);
 }
 
 /// linalg.conv_2d_nhwc_hwcf, stride 1: loops n, oh, ow, f, kh, kw, c.
 Problem conv(int64_t n, int64_t oh, int64_t ow, int64_t f, int64_t kh,
              int64_t kw, int64_t c) {
-  Problem p;
-  p.kind = OpKind::Convolution;
-  p.opName = "linalg.conv_2d_nhwc_hwcf";
-  p.loopRanges = {n, oh, ow, f, kh, kw, c};
-  p.iteratorTypes = {"parallel",  "parallel",  "parallel", "parallel",
-                     "reduction", "reduction", "reduction"};
-  std::string dims = "(d0, d1, d2, d3, d4, d5, d6)";
-  p.indexingMaps = {"affine_map<" + dims + " -> (d0, d1 + d4, d2 + d5, d6)>",
-                    "affine_map<" + dims + " -> (d4, d5, d6, d3)>",
-                    "affine_map<" + dims + " -> (d0, d1, d2, d3)>"};
-  p.elementTypes = {"f32", "f32", "f32"};
-  p.numInputs = 2;
-  p.dimRoles = "boofrrc";
-  p.target = "cpu:znver4";
-  return p;
+  return convNhwcHwcfProblem(n, oh, ow, f, kh, kw, c, kZnver4);
 }
 
 CpuHost avx512Host() {
@@ -385,10 +350,13 @@ TEST(CpuSpaceTest, UnsupportedProblemsSayWhy) {
   Problem attention = matmul(64, 64, 64);
   attention.kind = OpKind::Attention;
   expectError(attention, "attention");
-  Problem noN = contraction("linalg.matvec", {64, 64}, "mk",
-                            {"affine_map<(d0, d1) -> (d0, d1)>",
-                             "affine_map<(d0, d1) -> (d1)>",
-                             "affine_map<(d0, d1) -> (d0)>"});
+  Problem noN = ProblemBuilder(OpKind::Contraction, "linalg.matvec")
+                    .loops("mk", {64, 64})
+                    .input({"d0", "d1"}, "f32")
+                    .input({"d1"}, "f32")
+                    .init({"d0"}, "f32")
+                    .target("cpu:znver4")
+                    .build();
   expectError(noN, "without an 'n' loop");
   Problem dynamic = matmul(64, 64, 64);
   dynamic.loopRanges[0] = INT64_MIN;

@@ -1,61 +1,26 @@
 //===- Problems.cpp - Problems of common shapes ---------------------------===//
 #include "stages/search/gpu/Problems.h"
 
+#include "stages/core/ProblemBuilder.h"
+
 namespace retune::gpu {
 
 Problem makeMatmul(int64_t m, int64_t n, int64_t k, StringRef inType, StringRef accType,
                    StringRef target) {
-  Problem p;
-  p.kind = OpKind::Contraction;
-  p.opName = "linalg.matmul";
-  p.loopRanges = {m, n, k};
-  p.iteratorTypes = {"parallel", "parallel", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2) -> (d0, d2)>", "affine_map<(d0, d1, d2) -> (d1, d2)>",
-                    "affine_map<(d0, d1, d2) -> (d0, d1)>"};
-  p.elementTypes = {inType.str(), inType.str(), accType.str()};
-  p.numInputs = 2;
-  p.dimRoles = "mnk";
-  p.target = target.str();
-  return p;
+  return matmulProblem(m, n, k, /*transposedB=*/true,
+                       {inType.str(), accType.str(), target.str()});
 }
 
 Problem makeConvNhwcHwcf(int64_t n, int64_t oh, int64_t ow, int64_t oc, int64_t fh, int64_t fw,
                          int64_t ic, StringRef inType, StringRef accType, StringRef target) {
-  Problem p;
-  p.kind = OpKind::Convolution;
-  p.opName = "linalg.conv_2d_nhwc_hwcf";
-  p.loopRanges = {n, oh, ow, oc, fh, fw, ic};
-  p.iteratorTypes = {"parallel",  "parallel",  "parallel", "parallel",
-                     "reduction", "reduction", "reduction"};
-  p.indexingMaps = {
-      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 + d4, d2 + d5, d6)>",
-      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d4, d5, d6, d3)>",
-      "affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1, d2, d3)>"};
-  p.elementTypes = {inType.str(), inType.str(), accType.str()};
-  p.numInputs = 2;
-  p.dimRoles = "boofrrc";
-  p.target = target.str();
-  return p;
+  return convNhwcHwcfProblem(n, oh, ow, oc, fh, fw, ic,
+                             {inType.str(), accType.str(), target.str()});
 }
 
 Problem makeAttention(int64_t b, int64_t m, int64_t n, int64_t k1, int64_t k2, StringRef type,
                       StringRef target) {
-  Problem p;
-  p.kind = OpKind::Attention;
-  p.opName = "iree_linalg_ext.attention";
-  p.loopRanges = {b, m, n, k1, k2};
-  p.iteratorTypes = {"parallel", "parallel", "parallel", "reduction", "reduction"};
-  p.indexingMaps = {"affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d3)>",
-                    "affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d3)>",
-                    "affine_map<(d0, d1, d2, d3, d4) -> (d0, d4, d2)>",
-                    "affine_map<(d0, d1, d2, d3, d4) -> ()>",
-                    "affine_map<(d0, d1, d2, d3, d4) -> (d0, d1, d2)>"};
-  // Q, K, V, scale, then the output.
-  p.elementTypes = {type.str(), type.str(), type.str(), type.str(), type.str()};
-  p.numInputs = 4;
-  p.dimRoles = "bmnkl";
-  p.target = target.str();
-  return p;
+  return attentionProblem({b}, m, n, k1, k2, /*transposedV=*/false,
+                          {type.str(), type.str(), target.str()});
 }
 
 GpuTarget sm80Target() {

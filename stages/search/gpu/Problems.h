@@ -1,4 +1,8 @@
 //===- Problems.h - Problems of common shapes (tests, benches) --*- C++ -*-===//
+//
+// The GPU side's defaults (f16 in, f32 accumulation, gfx942) over the shared
+// shapes of stages/core/ProblemBuilder.h.
+//
 #ifndef RETUNE_GPU_PROBLEMS_H
 #define RETUNE_GPU_PROBLEMS_H
 

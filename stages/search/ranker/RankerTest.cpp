@@ -41,7 +41,7 @@ std::string tempPath(StringRef name) {
 }
 
 TEST(RankerTest, FeaturesAreDeterministicAndFinite) {
-  Problem p = test::matmulProblem(384, 256, 512);
+  Problem p = matmulProblem(384, 256, 512);
   cpu::CpuConfig c = test::registerTiled(6, 32, 2);
   c.outerTiles = {64, 128, 0};
   std::vector<float> a = extractFeatures(p, c, testHost());
