@@ -6,8 +6,6 @@
 #include "stages/backends/iree/TransformText.h"
 #include "stages/support/FileUtil.h"
 
-#include "llvm/Support/FormatVariadic.h"
-
 using namespace llvm;
 
 namespace retune::iree {

@@ -11,19 +11,15 @@
 
 #include "cache/CacheKeys.h"
 #include "cache/CachedStep.h"
-#include "stages/backends/mlircpu/Measure.h"
+#include "stages/core/Records.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FaultInjection.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Text.h"
 
-#include "llvm/Support/CommandLine.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
-
-#include <chrono>
-#include <thread>
 
 using namespace llvm;
 using namespace retune;
