@@ -173,8 +173,10 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
 /// The dispatch as iree-compile configures it (IREE's own lowering config
 /// and translation_info on every op), written to `configured`.
 Expected<std::string> configureDispatch(const CandidatesOptions &options,
+                                        ProcessRunner &runner,
                                         const std::string &configured) {
-  Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
+  Expected<IreeTools> ireeTools =
+      toolsFrom(options.iree, options.outputDir, runner);
   if (!ireeTools)
     return ireeTools.takeError();
   std::string log = options.outputDir + "/iree-config.log";
@@ -252,9 +254,11 @@ void dropInconsistent(IreeView &view) {
   });
 }
 
-IreeView viewOfDispatch(const CandidatesOptions &options) {
+IreeView viewOfDispatch(const CandidatesOptions &options,
+                        ProcessRunner &runner) {
   IreeView view;
-  Expected<IreeTools> ireeTools = toolsFrom(options.iree, options.outputDir);
+  Expected<IreeTools> ireeTools =
+      toolsFrom(options.iree, options.outputDir, runner);
   if (!ireeTools) {
     note("IREE's own config and constraints unknown: " + toString(ireeTools.takeError()));
     return view;
@@ -274,7 +278,7 @@ IreeView viewOfDispatch(const CandidatesOptions &options) {
     note("Retune's own space alone; iree-compile --iree-codegen-emit-pipeline-constraints "
          "failed (" + emitted.message + "; log: " + log + ")");
     configured = options.outputDir + "/iree-config.mlir";
-    return configureDispatch(options, configured);
+    return configureDispatch(options, runner, configured);
   };
   Expected<std::string> text = configuredText();
   Expected<gpu::CompilerChoice> choice =
@@ -316,14 +320,15 @@ std::optional<bool> ireeAdmits(ArrayRef<IreeConstraintSystem> systems,
 /// its workgroup tiles varied (IreeDefaultConfig.h). `outside` says why the
 /// space does not cover it; it stays in the note when this fails too.
 Expected<std::vector<Planned>>
-ireeConfigCandidates(const CandidatesOptions &options, const Problem &problem,
-                     StringRef outside, uint64_t &total) {
+ireeConfigCandidates(const CandidatesOptions &options, ProcessRunner &runner,
+                     const Problem &problem, StringRef outside,
+                     uint64_t &total) {
   auto fail = [&](const Twine &why) {
     return makeError(outside +
                      "; and IREE's own config cannot be varied: " + why);
   };
   std::string configured = options.outputDir + "/iree-config.mlir";
-  Expected<std::string> text = configureDispatch(options, configured);
+  Expected<std::string> text = configureDispatch(options, runner, configured);
   if (!text)
     return fail(toString(text.takeError()));
   Expected<IreeRootConfig> config = readRootConfig(*text, configured);
@@ -354,6 +359,7 @@ ireeConfigCandidates(const CandidatesOptions &options, const Problem &problem,
 }
 
 Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
+                                             ProcessRunner &runner,
                                              const Problem &problem,
                                              const IreeTarget &target,
                                              const IreeSyntax &syntax,
@@ -363,8 +369,8 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
   Expected<cpu::CpuSpaceResult> space =
       cpu::enumerateCpuSpace(problem, hostOf(target), {});
   if (!space)
-    return ireeConfigCandidates(options, problem, toString(space.takeError()),
-                                total);
+    return ireeConfigCandidates(options, runner, problem,
+                                toString(space.takeError()), total);
   total = space->totalSolutions;
   std::string pipeline = syntax.pipeline(
       "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
@@ -387,6 +393,7 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
 }
 
 Expected<std::vector<Planned>> gpuCandidates(const CandidatesOptions &options,
+                                             ProcessRunner &runner,
                                              const Problem &problem,
                                              StringRef dispatchText,
                                              const IreeSyntax &syntax,
@@ -406,7 +413,7 @@ Expected<std::vector<Planned>> gpuCandidates(const CandidatesOptions &options,
       gpu::resolveTarget(dispatchText, problem.target);
   if (!target)
     return target.takeError();
-  IreeView iree = viewOfDispatch(options);
+  IreeView iree = viewOfDispatch(options, runner);
   Expected<gpu::CandidateSet> set = gpu::generateCandidates(
       problem, *target, *search, iree.choice ? &*iree.choice : nullptr);
   if (!set)
@@ -440,6 +447,7 @@ Expected<std::vector<Planned>> gpuCandidates(const CandidatesOptions &options,
 }
 
 Expected<std::vector<Planned>> planCandidates(const CandidatesOptions &options,
+                                              ProcessRunner &runner,
                                               const Problem &problem,
                                               uint64_t &total) {
   Expected<IreeSyntax> syntax = syntaxFrom(options.iree);
@@ -458,11 +466,12 @@ Expected<std::vector<Planned>> planCandidates(const CandidatesOptions &options,
                      ": no #hal.executable.target; re-run "
                      "the dump");
   if (targets->front().isGpu())
-    return gpuCandidates(options, problem, *text, *syntax, total);
-  return cpuCandidates(options, problem, targets->front(), *syntax, total);
+    return gpuCandidates(options, runner, problem, *text, *syntax, total);
+  return cpuCandidates(options, runner, problem, targets->front(), *syntax,
+                       total);
 }
 
-Error run(const CandidatesOptions &options) {
+Error run(const CandidatesOptions &options, ProcessRunner &runner) {
   if (isDamagedInput(options.problemPath, "retune-iree-candidates") ||
       isDamagedInput(options.dispatchPath, "retune-iree-candidates"))
     return Error::success();
@@ -493,7 +502,7 @@ Error run(const CandidatesOptions &options) {
   } else {
     auto start = std::chrono::steady_clock::now();
     Expected<std::vector<Planned>> found =
-        planCandidates(options, entry.problem, index.totalSolutions);
+        planCandidates(options, runner, entry.problem, index.totalSolutions);
     index.enumerationSeconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -518,8 +527,9 @@ Error run(const CandidatesOptions &options) {
 
 } // namespace
 
-Error runCandidatesStage(const CandidatesOptions &options) {
-  return run(options);
+Error runCandidatesStage(const CandidatesOptions &options,
+                         ProcessRunner &runner) {
+  return run(options, runner);
 }
 
 } // namespace retune::iree

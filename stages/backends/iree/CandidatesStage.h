@@ -38,8 +38,10 @@ struct CandidatesOptions {
 };
 
 /// Writes the candidates of one dispatch (index.json, <n>.spec.mlir,
-/// baseline.spec.mlir), every spec verified.
-Error runCandidatesStage(const CandidatesOptions &options);
+/// baseline.spec.mlir), every spec verified; IREE's tools (its own config
+/// and constraints) start through `runner`.
+Error runCandidatesStage(const CandidatesOptions &options,
+                         ProcessRunner &runner = systemProcessRunner());
 
 } // namespace retune::iree
 

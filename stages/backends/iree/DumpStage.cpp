@@ -167,13 +167,13 @@ readProfileOption(const DumpOptions &options) {
   return std::optional<StringMap<double>>(std::move(*profile));
 }
 
-Error run(const DumpOptions &options) {
+Error run(const DumpOptions &options, ProcessRunner &processes) {
   if (!sys::fs::exists(options.modelPath))
     return makeError(options.modelPath +
                      ": no such file; check [model] path in "
                      "tune.toml");
   Expected<IreeTools> ireeTools =
-      toolsFrom(options.iree, options.workDir + "/logs");
+      toolsFrom(options.iree, options.workDir + "/logs", processes);
   if (!ireeTools)
     return ireeTools.takeError();
   std::string benchmarks = options.workDir + "/benchmarks";
@@ -241,6 +241,8 @@ Error run(const DumpOptions &options) {
 
 } // namespace
 
-Error runDumpStage(const DumpOptions &options) { return run(options); }
+Error runDumpStage(const DumpOptions &options, ProcessRunner &processes) {
+  return run(options, processes);
+}
 
 } // namespace retune::iree

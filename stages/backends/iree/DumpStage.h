@@ -38,7 +38,9 @@ struct DumpOptions {
 
 /// Dumps the model's dispatches into options.outputDir (index.json,
 /// <id>/problem.json, <id>/dispatch.mlir; unchanged files keep their mtime).
-Error runDumpStage(const DumpOptions &options);
+/// IREE's tools start through `processes`.
+Error runDumpStage(const DumpOptions &options,
+                   ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::iree
 

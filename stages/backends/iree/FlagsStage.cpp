@@ -60,7 +60,7 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
 
 } // namespace
 
-Error runFlagsStage(const FlagsOptions &options) {
+Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   Expected<json::Value> setsJson =
       readJsonFile(options.setsPath, schema::kFlagSets);
   if (!setsJson)
@@ -68,7 +68,7 @@ Error runFlagsStage(const FlagsOptions &options) {
   Expected<std::vector<FlagSet>> sets = flagSetsFromJson(*setsJson);
   if (!sets)
     return makeError(options.setsPath + ": " + toString(sets.takeError()));
-  Expected<ModelRunner> runner = ModelRunner::create(options.run);
+  Expected<ModelRunner> runner = ModelRunner::create(options.run, processes);
   if (!runner)
     return runner.takeError();
   // The default build's results on seeded inputs: every set must match.

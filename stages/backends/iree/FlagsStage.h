@@ -32,8 +32,10 @@ struct FlagsOptions {
 /// `setsPath` added, checks each build's results against the default's,
 /// times it interleaved with the default and writes the choice
 /// (ModelFlags.h). A set that fails to compile or computes other results is
-/// a recorded outcome, never an error.
-Error runFlagsStage(const FlagsOptions &options);
+/// a recorded outcome, never an error. IREE's tools start through
+/// `processes`.
+Error runFlagsStage(const FlagsOptions &options,
+                    ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::iree
 

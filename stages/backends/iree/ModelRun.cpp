@@ -68,8 +68,10 @@ std::string ModelRunOptions::inWork(const Twine &name) const {
   return (Twine(workDir) + "/" + name).str();
 }
 
-Expected<ModelRunner> ModelRunner::create(const ModelRunOptions &options) {
-  Expected<IreeTools> tools = toolsFrom(options.iree, options.workDir);
+Expected<ModelRunner> ModelRunner::create(const ModelRunOptions &options,
+                                          ProcessRunner &processes) {
+  Expected<IreeTools> tools =
+      toolsFrom(options.iree, options.workDir, processes);
   if (!tools)
     return tools.takeError();
   Expected<ModelInvocation> invocation = resolveModelInvocation(

@@ -57,9 +57,12 @@ struct ModelRunOptions {
 /// reference build's results that every other build must reproduce.
 class ModelRunner {
 public:
-  /// Finds IREE's tools (logs in `options.workDir`) and reads the entry and
-  /// inputs (the options', else the model's signature).
-  static Expected<ModelRunner> create(const ModelRunOptions &options);
+  /// Finds IREE's tools (logs in `options.workDir`; started by `processes`)
+  /// and reads the entry and inputs (the options', else the model's
+  /// signature).
+  static Expected<ModelRunner>
+  create(const ModelRunOptions &options,
+         ProcessRunner &processes = systemProcessRunner());
 
   const ModelRunOptions &options() const { return runOptions; }
   /// IREE's tools this run starts.

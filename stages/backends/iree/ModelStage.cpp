@@ -250,13 +250,13 @@ readInModelOptions(ArrayRef<std::string> selections, unsigned inModel) {
   return all;
 }
 
-Error runModelStage(const ModelOptions &options) {
+Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   Expected<std::vector<Winner>> linked = readWinners(options.selections);
   if (!linked)
     return linked.takeError();
-  Expected<ModelRunner> runner = ModelRunner::create(options.run);
+  Expected<ModelRunner> runner = ModelRunner::create(options.run, processes);
   if (!runner)
     return runner.takeError();
   Expected<CompileRecord> baseline =

@@ -57,7 +57,9 @@ readInModelOptions(llvm::ArrayRef<std::string> selections, unsigned inModel);
 /// Compiles the whole model without and with specs, benchmarks both
 /// alternately on one device, decides which winners the model keeps
 /// (chooseInModel, decideWinners) and writes the final spec and the result.
-Error runModelStage(const ModelOptions &options);
+/// IREE's tools start through `processes`.
+Error runModelStage(const ModelOptions &options,
+                    ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::iree
 
