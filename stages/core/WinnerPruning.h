@@ -24,6 +24,8 @@ struct Winner {
   std::string dispatch;
   /// The winning spec file.
   std::string spec;
+  /// Its time over the baseline's on the dispatch benchmark (0: not read).
+  double dispatchRatio = 0;
 };
 
 /// The winner of each selection record (best/<id>.json) that has one, in

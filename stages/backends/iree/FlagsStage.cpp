@@ -17,6 +17,7 @@
 #include "stages/support/RunBudget.h"
 
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
 
 using namespace llvm;
@@ -25,8 +26,11 @@ namespace retune::iree {
 namespace {
 
 /// Measures one flag set against the default build (tag "default").
+/// `built` names the builds so far by their module's hash: a set whose
+/// module is byte-identical to one of them runs as that one does, and is
+/// not timed again (flags that change nothing in this model).
 FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
-                          StringRef tag) {
+                          StringRef tag, StringMap<std::string> &built) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
@@ -36,6 +40,15 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
   if (compiled.status != Status::Ok) {
     outcome.status = compiled.status;
     outcome.message = compiled.message;
+    return outcome;
+  }
+  auto [same, isNew] = built.try_emplace(compiled.artifactHash, tag.str());
+  if (!compiled.artifactHash.empty() && !isNew) {
+    outcome.status = Status::NotApplied;
+    outcome.message = formatv("its module is byte-identical to {0}'s: the "
+                              "flags change nothing here (not timed)",
+                              same->second)
+                          .str();
     return outcome;
   }
   OutputCheck check = runner.check(tag);
@@ -79,6 +92,9 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   FlagChoice choice;
   choice.defaultCompileSeconds = base->seconds;
   choice.defaultCompilePasses = runner->slowestPasses("default");
+  StringMap<std::string> built;
+  if (!base->artifactHash.empty())
+    built[base->artifactHash] = "the default flags";
   for (auto [k, set] : enumerate(*sets)) {
     // The run's budget (RunBudget.h) stops the search between sets: each
     // costs a whole-model compile. The sets measured decide; the others
@@ -91,7 +107,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str()));
+    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str(), built));
   }
   for (const FlagSetOutcome &o : choice.sets)
     if (o.status == Status::Ok && o.ratio > 0) {

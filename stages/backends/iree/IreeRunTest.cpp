@@ -384,6 +384,10 @@ TEST_F(IreeFakes, ModelInterleaved) {
     request.timeoutSeconds = 120;
     std::vector<std::string> args = compileArgs(tools.syntax(), request);
     EXPECT_EQ(std::count(args.begin(), args.end(), "--compile-from=executable-sources"), 0);
+    // A compile with a spec runs on one thread (IREE can deadlock loading
+    // a spec on a threaded compile); one without keeps IREE's threads.
+    EXPECT_EQ(std::count(args.begin(), args.end(), "--mlir-disable-threading"),
+              specPath.empty() ? 0 : 1);
     return compileCandidate(tools, request);
   };
   CompileRecord base = compileModel("", "base");

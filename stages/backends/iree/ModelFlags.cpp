@@ -204,6 +204,12 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
        : llvm::all_of(choice.sets,
                       [](const FlagSetOutcome &o) { return o.status == Status::Skipped; })
            ? std::string("no flag set was measured; the default flags stay")
+       : llvm::any_of(choice.sets,
+                      [](const FlagSetOutcome &o) {
+                        return o.status == Status::NotApplied;
+                      })
+           ? std::string("no flag set was timed (each failed or built a module "
+                         "another build has); the default flags stay")
            : std::string("every flag set failed; the default flags stay");
   choice.reason += skippedSets(choice);
 }

@@ -4,12 +4,14 @@
 // flags), benchmarks both alternately on one device (benchInterleaved), and
 // writes the spec users get. Every tuned model must reproduce the
 // baseline's results on seeded inputs (OutputCheck) and differ from the
-// baseline's module. First each dispatch's fastest few candidates are tried
-// alone in the model (chooseInModel: the model, not the dispatch benchmark,
-// ranks them); then the chosen ones together, and when that is not faster,
-// each alone, dropping those that do not help (decideWinners, shared with
-// retune-model); with none left the spec is empty. The decision and the
-// samples go to model/result.json (retune.model/2).
+// baseline's module. First each dispatch's fastest few candidates that can
+// save enough of the model's time (keepPromisingOptions, by the baseline's
+// profile) are tried alone in the model (chooseInModel: the model, not the
+// dispatch benchmark, ranks them); then the chosen ones together, with the
+// small dispatches' winners (smallWinnersTogether), and when that is not
+// faster, each alone, dropping those that do not help (decideWinners,
+// shared with retune-model); with none left the spec is empty. The
+// decision and the samples go to model/result.json (retune.model/2).
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/ModelStage.h"
@@ -144,30 +146,40 @@ ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
 /// enough to stay a small part of the model step.
 constexpr unsigned kProfiledRuns = 10;
 
-/// The dump's dispatch ids by function name (dispatches/index.json in the
-/// build directory); empty when there is no readable index.
-StringMap<std::string> dispatchIdsByName() {
-  StringMap<std::string> ids;
+/// The dump's dispatches (dispatches/index.json in the build directory);
+/// none when there is no readable index.
+std::vector<DispatchEntry> dumpedDispatches() {
   Expected<DispatchIndex> index = readRecord<DispatchIndex>(
       "dispatches/index.json", schema::kDispatches, dispatchIndexFromJson);
   if (!index) {
     consumeError(index.takeError());
-    return ids;
+    return {};
   }
-  for (const DispatchEntry &d : index->dispatches)
-    ids[d.name] = d.id;
-  return ids;
+  return std::move(index->dispatches);
 }
 
-/// Where the model's time goes: the build without a spec, and `tunedTag`'s
-/// (empty: nothing kept), each under IREE's profiler. No profile is a note,
-/// never a failed step.
-void profileInModel(const ModelRunner &runner, StringRef tunedTag,
-                    ModelRecord &r) {
-  Expected<std::vector<DispatchTime>> baseline =
+/// The baseline's profile, or why there is none.
+struct BaselineProfile {
+  std::vector<DispatchTime> times;
+  std::string note;
+};
+
+BaselineProfile profileBaseline(const ModelRunner &runner) {
+  Expected<std::vector<DispatchTime>> times =
       runner.profile("baseline", kProfiledRuns);
-  if (!baseline) {
-    r.profileNote = toString(baseline.takeError());
+  if (!times)
+    return {{}, toString(times.takeError())};
+  return {std::move(*times), ""};
+}
+
+/// Where the model's time goes: the baseline's profile, and `tunedTag`'s
+/// (empty: nothing kept) under IREE's profiler. No profile is a note,
+/// never a failed step.
+void recordProfiles(const ModelRunner &runner, const BaselineProfile &baseline,
+                    ArrayRef<DispatchEntry> dispatches, StringRef tunedTag,
+                    ModelRecord &r) {
+  if (!baseline.note.empty()) {
+    r.profileNote = baseline.note;
     return;
   }
   StringMap<double> tunedUs;
@@ -180,8 +192,10 @@ void profileInModel(const ModelRunner &runner, StringRef tunedTag,
       for (const DispatchTime &d : *tuned)
         tunedUs[d.function] = d.averageUs;
   }
-  StringMap<std::string> ids = dispatchIdsByName();
-  for (const DispatchTime &d : *baseline) {
+  StringMap<std::string> ids;
+  for (const DispatchEntry &d : dispatches)
+    ids[d.name] = d.id;
+  for (const DispatchTime &d : baseline.times) {
     json::Object entry{{"function", d.function},
                        {"calls_per_run",
                         static_cast<double>(d.calls) / kProfiledRuns},
@@ -236,7 +250,8 @@ readInModelOptions(ArrayRef<std::string> selections, unsigned inModel) {
       if (result->status == Status::Ok && result->ratio > 0 &&
           result->ratio < 1)
         ranked.push_back(
-            {result->ratio, Winner{id, ("candidates/" + id + "/" + c.file)}});
+            {result->ratio, Winner{id, ("candidates/" + id + "/" + c.file),
+                                   result->ratio}});
     }
     llvm::stable_sort(
         ranked, [](const auto &a, const auto &b) { return a.first < b.first; });
@@ -248,6 +263,99 @@ readInModelOptions(ArrayRef<std::string> selections, unsigned inModel) {
       all.push_back(std::move(options));
   }
   return all;
+}
+
+StringMap<double> modelTimeShares(ArrayRef<DispatchEntry> dispatches,
+                                  ArrayRef<DispatchTime> profile) {
+  StringMap<double> shares;
+  for (const DispatchEntry &d : dispatches)
+    shares[d.id] = d.share;
+  double totalUs = 0;
+  for (const DispatchTime &t : profile)
+    totalUs += t.calls * t.averageUs;
+  if (totalUs <= 0)
+    return shares;
+  StringMap<std::string> ids;
+  for (const DispatchEntry &d : dispatches)
+    ids[d.name] = d.id;
+  for (const DispatchTime &t : profile)
+    if (auto id = ids.find(t.function); id != ids.end())
+      shares[id->second] = t.calls * t.averageUs / totalUs;
+  return shares;
+}
+
+json::Array keepPromisingOptions(std::vector<DispatchOptions> &dispatches,
+                                 const StringMap<double> &shares,
+                                 double margin) {
+  double enough = margin / kInModelSlack;
+  json::Array dropped;
+  std::vector<DispatchOptions> promising;
+  for (DispatchOptions &d : dispatches) {
+    auto share = shares.find(d.dispatch);
+    if (share == shares.end()) {
+      promising.push_back(std::move(d));
+      continue;
+    }
+    auto bound = [&](const Winner &w) {
+      return share->second * (1 - w.dispatchRatio);
+    };
+    double best = 0, bestRatio = 1;
+    std::vector<Winner> kept;
+    for (Winner &w : d.options) {
+      if (w.dispatchRatio > 0 && bound(w) > best) {
+        best = bound(w);
+        bestRatio = w.dispatchRatio;
+      }
+      if (w.dispatchRatio <= 0 || bound(w) >= enough)
+        kept.push_back(std::move(w));
+    }
+    if (kept.empty()) {
+      dropped.push_back(json::Object{
+          {"dispatch", d.dispatch},
+          {"bound", best},
+          {"reason",
+           formatv("not tried in the model: it takes {0:f1}% of the model's "
+                   "time and its best candidate {1:f3}x of its time on the "
+                   "dispatch, so alone it can save at most {2:f2}% of the "
+                   "model's time; a spec must save {3:f1}%",
+                   share->second * 100, bestRatio, best * 100, margin * 100)
+               .str()}});
+      continue;
+    }
+    d.options = std::move(kept);
+    promising.push_back(std::move(d));
+  }
+  dispatches = std::move(promising);
+  return dropped;
+}
+
+std::vector<Winner> smallWinnersTogether(json::Array &unpromising,
+                                         ArrayRef<Winner> winners,
+                                         double margin) {
+  std::vector<Winner> joined;
+  double bound = 0;
+  for (const json::Value &entry : unpromising) {
+    const json::Object *o = entry.getAsObject();
+    std::optional<StringRef> id = o->getString("dispatch");
+    auto winner = llvm::find_if(
+        winners, [&](const Winner &w) { return id && w.dispatch == *id; });
+    if (winner == winners.end())
+      continue;
+    joined.push_back(*winner);
+    bound += o->getNumber("bound").value_or(0);
+  }
+  if (bound < margin / kInModelSlack)
+    return {};
+  // They go on as the others' are: out of the dropped.
+  json::Array rest;
+  for (json::Value &entry : unpromising) {
+    std::optional<StringRef> id = entry.getAsObject()->getString("dispatch");
+    if (!llvm::any_of(joined,
+                      [&](const Winner &w) { return id && w.dispatch == *id; }))
+      rest.push_back(std::move(entry));
+  }
+  unpromising = std::move(rest);
+  return joined;
 }
 
 Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
@@ -270,6 +378,12 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // to the next run: the ledger has its VERIFY remove this record, and
   // Ninja redoes the step.
   std::optional<std::string> spent = budgetSpent(options.outputPath);
+  std::vector<DispatchEntry> dispatches = dumpedDispatches();
+  // Where the model's time goes without a spec: it bounds what each
+  // candidate can save there, and the record shows it.
+  BaselineProfile baselineProfile =
+      spent ? BaselineProfile{{}, "not profiled: " + *spent}
+            : profileBaseline(*runner);
   std::map<std::string, Attempt> attempts;
   auto isLinked = [&](ArrayRef<Winner> some) {
     return specPaths(some) == specPaths(*linked);
@@ -289,17 +403,27 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // in the model, then the pruning rule on the ones chosen.
   std::vector<Winner> all = *linked;
   json::Array inModelTrials, inModelDropped;
+  unsigned riders = 0;
   if (options.inModel > 0 && !spent) {
     Expected<std::vector<DispatchOptions>> dispatchOptions =
         readInModelOptions(options.selections, options.inModel);
     if (!dispatchOptions)
       return dispatchOptions.takeError();
+    json::Array unpromising = keepPromisingOptions(
+        *dispatchOptions, modelTimeShares(dispatches, baselineProfile.times),
+        options.margin);
     Expected<InModelChoice> choice = chooseInModel(*dispatchOptions, measure);
     if (!choice)
       return choice.takeError();
     all = std::move(choice->chosen);
     inModelTrials = std::move(choice->trials);
     inModelDropped = std::move(choice->dropped);
+    std::vector<Winner> joined = smallWinnersTogether(unpromising, *linked,
+                                                      options.margin);
+    riders = joined.size();
+    all.insert(all.end(), joined.begin(), joined.end());
+    for (json::Value &entry : unpromising)
+      inModelDropped.push_back(std::move(entry));
   }
   Expected<WinnerDecision> decision = decideWinners(all, measure);
   if (!decision)
@@ -307,8 +431,9 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // Candidates the model dropped one by one are not "no winner".
   if (all.empty() && !inModelDropped.empty())
     decision->text =
-        formatv("the candidates of {0} dispatch(es) tried alone in the model "
-                "did not help it (winners_dropped says why); the spec is empty",
+        formatv("the candidates of {0} dispatch(es) did not help the model "
+                "alone, or could not (winners_dropped says why); the spec is "
+                "empty",
                 inModelDropped.size())
             .str();
   for (json::Value &entry : inModelDropped)
@@ -321,18 +446,22 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     return err;
   ModelRecord r = modelRecord(options, *runner, *decision, behind);
   r.inModelTrials = std::move(inModelTrials);
+  if (riders)
+    r.decision += formatv("; {0} winner(s) on dispatches too small to show "
+                          "alone in the model joined the others untried",
+                          riders)
+                      .str();
   if (spent) {
     r.decision += "; the run's time budget was spent before this step, so "
                   "only all winners together were tried (the next ninja tune "
                   "tries each candidate in the model)";
-    r.profileNote = "not profiled: " + *spent;
     r.budgetLimited = true;
     if (Error err = noteSkipped(options.outputPath))
       return err;
-  } else {
-    profileInModel(*runner, tuned ? StringRef(decision->finalTag) : StringRef(),
-                   r);
   }
+  recordProfiles(*runner, baselineProfile, dispatches,
+                 tuned && !spent ? StringRef(decision->finalTag) : StringRef(),
+                 r);
   r.seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();

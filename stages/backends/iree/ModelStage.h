@@ -9,7 +9,9 @@
 #define RETUNE_STAGES_BACKENDS_IREE_MODELSTAGE_H
 
 #include "stages/backends/iree/IreeRun.h"
+#include "stages/backends/iree/ModelProfile.h"
 #include "stages/backends/iree/ModelRun.h"
+#include "stages/core/Records.h"
 #include "stages/core/WinnerPruning.h"
 #include "stages/support/LLVM.h"
 
@@ -53,6 +55,42 @@ Trial modelTrial(const InterleavedOutcome &timed, double margin);
 /// `<build>/candidates/<id>/index.json`; dispatches with none are left out.
 Expected<std::vector<DispatchOptions>>
 readInModelOptions(llvm::ArrayRef<std::string> selections, unsigned inModel);
+
+/// Each dispatch's share of the model's time, by dispatch id: of `profile`
+/// (the baseline under IREE's profiler) where the profiler saw it, else its
+/// share of the model's FLOPs as the dump counted them.
+llvm::StringMap<double>
+modelTimeShares(llvm::ArrayRef<DispatchEntry> dispatches,
+                llvm::ArrayRef<DispatchTime> profile);
+
+/// How far short of the margin a candidate's bound may fall and still be
+/// tried in the model: the dispatch benchmark may understate a gain in the
+/// model by this factor. Measured with IREE 3.13 on llvm-cpu, it overstated
+/// it: the CRNN's LSTM matmul 1.15x on the dispatch, 1.07x in the model's
+/// profile (2 threads); MiniLM's nine options with bounds of 0.1-0.3% ran
+/// the model in 0.993-1.019x (1 thread).
+inline constexpr double kInModelSlack = 2;
+
+/// A candidate alone can save at most its dispatch's share of the model's
+/// time times what it saves on the dispatch, `share * (1 - ratio)`. Each
+/// try in the model is a whole-model compile and an interleaved timing, so
+/// options whose bound is below `margin / kInModelSlack` are left out, and
+/// a dispatch none of whose options is left goes (returned as
+/// {"dispatch", "reason"}). Dispatches without a share, and options
+/// without a dispatch ratio, stay.
+llvm::json::Array keepPromisingOptions(std::vector<DispatchOptions> &dispatches,
+                                       const llvm::StringMap<double> &shares,
+                                       double margin);
+
+/// The winners (from `winners`, the selections') of the dispatches
+/// keepPromisingOptions left out: each too small to show alone in the
+/// model, together they may. When their bounds add up to
+/// `margin / kInModelSlack` they are returned, to join the chosen ones
+/// untried (the trial together, then each alone, decides for them as for
+/// the others), and leave `unpromising`; else none.
+std::vector<Winner> smallWinnersTogether(llvm::json::Array &unpromising,
+                                         llvm::ArrayRef<Winner> winners,
+                                         double margin);
 
 /// Compiles the whole model without and with specs, benchmarks both
 /// alternately on one device, decides which winners the model keeps

@@ -109,6 +109,7 @@ TEST(IreeModelOptions, TheFastestFewThatBeatTheBaselineOnTheDispatch) {
   EXPECT_EQ(specs, (std::vector<std::string>{"candidates/abc/3.spec.mlir",
                                              "candidates/abc/4.spec.mlir",
                                              "candidates/abc/0.spec.mlir"}));
+  EXPECT_DOUBLE_EQ((*options)[0].options[0].dispatchRatio, 0.7);
 }
 
 TEST(IreeModelOptions, ADispatchWithoutAFasterCandidateIsLeftOut) {
@@ -125,6 +126,83 @@ TEST(IreeModelOptions, AMissingResultIsAnError) {
   ASSERT_FALSE(static_cast<bool>(options));
   EXPECT_NE(llvm::toString(options.takeError()).find("candidates/other"),
             std::string::npos);
+}
+
+DispatchEntry dumped(llvm::StringRef id, llvm::StringRef name,
+                     double flopShare) {
+  DispatchEntry d;
+  d.id = id.str();
+  d.name = name.str();
+  d.share = flopShare;
+  return d;
+}
+
+TEST(IreeModelShares, TheProfileWhereItSawTheDispatchElseTheFlops) {
+  std::vector<DispatchEntry> dispatches = {dumped("mm", "f$dispatch_0", 0.9),
+                                           dumped("sm", "f$dispatch_1", 0.05),
+                                           dumped("ln", "f$dispatch_2", 0.05)};
+  // 3 calls of 100 us, 10 of 50 us, and one the dump did not list: 1 ms.
+  std::vector<DispatchTime> profile = {{"f$dispatch_0", 3, 100},
+                                       {"f$dispatch_1", 10, 50},
+                                       {"f$dispatch_9", 2, 100}};
+  llvm::StringMap<double> shares = modelTimeShares(dispatches, profile);
+  EXPECT_DOUBLE_EQ(shares["mm"], 0.3);
+  EXPECT_DOUBLE_EQ(shares["sm"], 0.5);
+  EXPECT_DOUBLE_EQ(shares["ln"], 0.05);
+  EXPECT_DOUBLE_EQ(modelTimeShares(dispatches, {})["mm"], 0.9);
+}
+
+TEST(IreeModelOptions, OnlyOptionsThatCanSaveEnoughOfTheModelAreTried) {
+  // Margin 2%: an option is tried when share * (1 - ratio) >= 1%.
+  std::vector<DispatchOptions> dispatches = {
+      {"hot", {{"hot", "a", 0.9}, {"hot", "b", 0.98}}},
+      {"cold", {{"cold", "c", 0.5}}},
+      {"unranked", {{"unranked", "d", 0.99}}},
+      {"unknown", {{"unknown", "e", 0}}}};
+  llvm::StringMap<double> shares;
+  shares["hot"] = 0.3;        // saves 3% and 0.6%
+  shares["cold"] = 0.015;     // saves 0.75%
+  shares["unknown"] = 0.3;    // no dispatch ratio: tried
+  llvm::json::Array dropped = keepPromisingOptions(dispatches, shares, 0.02);
+  ASSERT_EQ(dispatches.size(), 3u);
+  EXPECT_EQ(dispatches[0].dispatch, "hot");
+  ASSERT_EQ(dispatches[0].options.size(), 1u);
+  EXPECT_EQ(dispatches[0].options[0].spec, "a");
+  EXPECT_EQ(dispatches[1].dispatch, "unranked");
+  EXPECT_EQ(dispatches[2].dispatch, "unknown");
+  ASSERT_EQ(dropped.size(), 1u);
+  const llvm::json::Object *entry = dropped[0].getAsObject();
+  EXPECT_EQ(entry->getString("dispatch"), "cold");
+  EXPECT_EQ(entry->getString("reason")->str(),
+            "not tried in the model: it takes 1.5% of the model's time and "
+            "its best candidate 0.500x of its time on the dispatch, so alone "
+            "it can save at most 0.75% of the model's time; a spec must save "
+            "2.0%");
+}
+
+TEST(IreeModelOptions, SmallWinnersJoinWhenTogetherTheyCanSaveEnough) {
+  auto unpromising = [](std::vector<std::pair<const char *, double>> bounds) {
+    llvm::json::Array entries;
+    for (auto [id, bound] : bounds)
+      entries.push_back(llvm::json::Object{
+          {"dispatch", id}, {"bound", bound}, {"reason", "small"}});
+    return entries;
+  };
+  std::vector<Winner> winners = {{"a", "a.spec"}, {"b", "b.spec"}};
+  // 0.6% + 0.5%: together they can save the 1% half the margin asks.
+  llvm::json::Array enough =
+      unpromising({{"a", 0.006}, {"b", 0.005}, {"c", 0.004}});
+  std::vector<Winner> joined = smallWinnersTogether(enough, winners, 0.02);
+  ASSERT_EQ(joined.size(), 2u);
+  EXPECT_EQ(joined[0].spec, "a.spec");
+  EXPECT_EQ(joined[1].spec, "b.spec");
+  // "c" has no winner (no candidate beat the baseline by the margin).
+  ASSERT_EQ(enough.size(), 1u);
+  EXPECT_EQ(*enough[0].getAsObject()->getString("dispatch"), "c");
+  // 0.3% + 0.5%: not even together; all stay dropped.
+  llvm::json::Array tooSmall = unpromising({{"a", 0.003}, {"b", 0.005}});
+  EXPECT_TRUE(smallWinnersTogether(tooSmall, winners, 0.02).empty());
+  EXPECT_EQ(tooSmall.size(), 2u);
 }
 
 } // namespace
