@@ -11,6 +11,10 @@ namespace retune::pipeline {
 
 Backend::~Backend() = default;
 
+Error Backend::readTable(StringRef, TableReader &, TuneConfig &) const {
+  return Error::success();
+}
+
 namespace {
 
 struct Registration {

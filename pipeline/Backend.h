@@ -26,6 +26,8 @@
 
 namespace retune::pipeline {
 
+class TableReader;
+
 struct PlannerPaths {
   /// The build directory (absolute).
   std::string buildDir;
@@ -120,6 +122,13 @@ public:
   /// `[backend] kind`.
   virtual llvm::StringRef name() const = 0;
   virtual BackendTraits traits() const = 0;
+
+  /// Reads `table`, one of traits().ownTables (all but [gpu], which
+  /// stages/search/gpu reads), into `config`: the backend owns its
+  /// tune.toml table, its keys and their checks. A key nothing claims is
+  /// rejected with its line, so a backend without tables reads none.
+  virtual Error readTable(llvm::StringRef table, TableReader &reader,
+                          TuneConfig &config) const;
 
   /// Checks of the model `retune plan` can make before tuning starts
   /// (the file itself is checked for every backend).

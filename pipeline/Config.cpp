@@ -2,11 +2,10 @@
 #include "pipeline/Config.h"
 
 #include "pipeline/Backend.h"
+#include "pipeline/TableReader.h"
 
 #include "stages/search/gpu/Options.h"
 #include "stages/support/FileUtil.h"
-#include "stages/support/RunBudget.h"
-#include "stages/support/Text.h"
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
@@ -23,180 +22,6 @@ using namespace llvm;
 
 namespace retune::pipeline {
 namespace {
-
-/// Newlines and other control characters cannot be passed through a Ninja
-/// variable to a command line; no key has a use for them.
-bool hasControlCharacter(StringRef value) {
-  return llvm::any_of(value, [](char c) {
-    return static_cast<unsigned char>(c) < 0x20 || c == 0x7f;
-  });
-}
-
-/// A name from tune.toml as messages show it: long ones are cut, so that a
-/// huge key does not flood the terminal.
-std::string abbreviate(StringRef name) {
-  constexpr size_t kMax = 64;
-  if (name.size() <= kMax)
-    return name.str();
-  return formatv("{0}... ({1} bytes)", name.take_front(kMax), name.size())
-      .str();
-}
-
-/// Reads one table's keys; every key must be claimed by a field.
-class TableReader {
-public:
-  TableReader(StringRef file, StringRef tableName, const toml::table &table,
-              std::map<std::string, unsigned> &keyLines)
-      : file(file), tableName(tableName), table(table), keyLines(keyLines) {}
-
-  Error unsignedKey(StringRef key, unsigned &out, int64_t min, int64_t max) {
-    const toml::node *node = find(key);
-    if (!node)
-      return Error::success();
-    std::optional<int64_t> value = node->value<int64_t>();
-    if (!node->is_integer() || !value || *value < min || *value > max)
-      return bad(*node, key,
-                 formatv("an integer from {0} to {1}", min, max).str());
-    out = static_cast<unsigned>(*value);
-    return Error::success();
-  }
-
-  /// A duration: "90s", "30m", "2h", "1h30m" or "0" (none).
-  Error durationKey(StringRef key, double &out) {
-    const toml::node *node = find(key);
-    if (!node)
-      return Error::success();
-    std::optional<std::string> text = node->value<std::string>();
-    std::optional<double> seconds =
-        node->is_string() && text ? parseDuration(*text) : std::nullopt;
-    if (!seconds)
-      return bad(*node, key, "a duration such as \"90s\", \"30m\" or \"2h\" (\"0\": none)");
-    out = *seconds;
-    return Error::success();
-  }
-
-  Error realKey(StringRef key, double &out, double min, double max) {
-    const toml::node *node = find(key);
-    if (!node)
-      return Error::success();
-    std::optional<double> value = node->value<double>();
-    // Written so that nan and inf fail too: they compare false to anything.
-    if (!(node->is_floating_point() || node->is_integer()) || !value ||
-        !(*value >= min && *value <= max))
-      return bad(*node, key, "a number from " + formatNumber(min) + " to " + formatNumber(max));
-    out = *value;
-    return Error::success();
-  }
-
-  Error stringKey(StringRef key, std::string &out,
-                  ArrayRef<StringRef> allowed = {}) {
-    const toml::node *node = find(key);
-    if (!node)
-      return Error::success();
-    std::optional<std::string> value = node->value<std::string>();
-    if (!node->is_string() || !value || value->empty() ||
-        hasControlCharacter(*value))
-      return bad(*node, key, "a non-empty string on one line");
-    if (!allowed.empty() && !llvm::is_contained(allowed, *value))
-      return bad(*node, key, "one of: " + join(allowed, ", "));
-    out = *value;
-    return Error::success();
-  }
-
-  /// An array of strings; `nonEmpty` also rejects `[]`.
-  Error stringListKey(StringRef key, std::vector<std::string> &out,
-                      bool nonEmpty = false) {
-    const toml::node *node = find(key);
-    if (!node)
-      return Error::success();
-    const toml::array *array = node->as_array();
-    std::vector<std::string> values;
-    if (array)
-      for (const toml::node &element : *array) {
-        std::optional<std::string> value = element.value<std::string>();
-        if (!element.is_string() || !value || value->empty() ||
-            hasControlCharacter(*value)) {
-          array = nullptr;
-          break;
-        }
-        values.push_back(*value);
-      }
-    if (!array || (nonEmpty && values.empty()))
-      return bad(*node, key,
-                 nonEmpty ? "a non-empty array of non-empty one-line strings"
-                          : "an array of non-empty one-line strings");
-    out = std::move(values);
-    return Error::success();
-  }
-
-  /// An array of arrays of strings (e.g. flag sets); `[]` is allowed.
-  Error stringListsKey(StringRef key,
-                       std::optional<std::vector<std::vector<std::string>>> &out) {
-    claimed.push_back(key.str());
-    const toml::node *node = table.get(std::string_view(key.data(), key.size()));
-    if (!node)
-      return Error::success();
-    const toml::array *array = node->as_array();
-    std::vector<std::vector<std::string>> lists;
-    for (size_t i = 0; array && i < array->size(); ++i) {
-      const toml::array *inner = (*array)[i].as_array();
-      lists.emplace_back();
-      for (size_t j = 0; inner && j < inner->size(); ++j) {
-        std::optional<std::string> value = (*inner)[j].value<std::string>();
-        if (!(*inner)[j].is_string() || !value || value->empty())
-          inner = nullptr;
-        else
-          lists.back().push_back(*value);
-      }
-      if (!inner || lists.back().empty())
-        array = nullptr;
-    }
-    if (!array)
-      return bad(*node, key,
-                 "an array of non-empty arrays of non-empty strings, e.g. "
-                 "[[\"--iree-opt-data-tiling\"]]");
-    out = std::move(lists);
-    return Error::success();
-  }
-
-  /// Errors for the first key no field claimed.
-  Error rejectUnknown() {
-    for (const auto &[key, node] : table) {
-      std::string name(key.str());
-      if (llvm::is_contained(claimed, name))
-        continue;
-      return makeError(formatv("{0}:{1}: unknown key '{2}' in [{3}]; known "
-                               "keys: {4}",
-                               file, node.source().begin.line,
-                               abbreviate(name), tableName,
-                               join(claimed, ", "))
-                           .str());
-    }
-    return Error::success();
-  }
-
-private:
-  /// The node of `key` (claimed, and its line remembered), or null.
-  const toml::node *find(StringRef key) {
-    claimed.push_back(key.str());
-    const toml::node *node =
-        table.get(std::string_view(key.data(), key.size()));
-    if (node)
-      keyLines[tableName + "." + key.str()] = node->source().begin.line;
-    return node;
-  }
-
-  Error bad(const toml::node &node, StringRef key, StringRef expected) {
-    return makeError(formatv("{0}:{1}: [{2}] {3} must be {4}", file,
-                             node.source().begin.line, tableName, key, expected)
-                         .str());
-  }
-
-  std::string file, tableName;
-  const toml::table &table;
-  std::map<std::string, unsigned> &keyLines;
-  std::vector<std::string> claimed;
-};
 
 using TableParser = std::function<Error(TableReader &, TuneConfig &)>;
 
@@ -243,52 +68,6 @@ const std::map<std::string, TableParser> &tableParsers() {
          std::vector<StringRef> allowed(names.begin(), names.end());
          return r.stringKey("kind", c.backend, allowed);
        }},
-      {"iree",
-       [](TableReader &r, TuneConfig &c) -> Error {
-         IreeConfig &i = c.iree;
-         for (auto [key, field] :
-              {std::pair<StringRef, std::string *>{"iree_compile", &i.compile},
-               {"iree_opt", &i.opt},
-               {"iree_benchmark_module", &i.benchmark},
-               {"iree_import_onnx", &i.importOnnx},
-               {"tools_dir", &i.toolsDir},
-               {"version", &i.version},
-               {"profile", &i.profile}})
-           if (Error err = r.stringKey(key, *field))
-             return err;
-         if (Error err = r.stringListKey("compile_flags", i.compileFlags))
-           return err;
-         if (Error err = r.stringListKey("benchmark_flags", i.benchmarkFlags))
-           return err;
-         if (Error err = r.stringListsKey("flag_sets", i.flagSets))
-           return err;
-         if (Error err = r.stringListKey("devices", i.devices, true))
-           return err;
-         if (Error err = r.unsignedKey("repetitions", i.repetitions, 1, 1000))
-           return err;
-         if (Error err = r.unsignedKey("model_rounds", i.modelRounds, 1, 100))
-           return err;
-         if (Error err =
-                 r.unsignedKey("model_candidates", i.modelCandidates, 0, 100))
-           return err;
-         if (Error err = r.unsignedKey("dump_timeout_s", i.dumpTimeout, 1, 86400))
-           return err;
-         // The same hot-dispatch policy as [tune]; checked for conflicts
-         // in checkBackendTables.
-         if (Error err = r.realKey("min_share", c.minShare, 0, 1))
-           return err;
-         return r.unsignedKey("top_k", c.topK, 0, 100000);
-       }},
-      {"mlir-cpu",
-       [](TableReader &r, TuneConfig &c) -> Error {
-         return r.stringListKey("compile_flags", c.mlirCpu.compileFlags);
-       }},
-      {"search",
-       [](TableReader &r, TuneConfig &c) -> Error {
-         if (Error err = r.stringKey("ranker", c.search.ranker))
-           return err;
-         return r.unsignedKey("explore", c.search.explore, 0, 100000);
-       }},
       {"tune",
        [](TableReader &r, TuneConfig &c) -> Error {
          if (Error err = r.unsignedKey("candidates", c.candidates, 1, 100000))
@@ -334,11 +113,34 @@ const std::map<std::string, TableParser> &tableParsers() {
   return parsers;
 }
 
+/// Each backend's own tables (Backend::readTable reads them).
+std::vector<std::unique_ptr<Backend>> allBackends() {
+  std::vector<std::unique_ptr<Backend>> backends;
+  for (const std::string &name : backendNames())
+    if (Expected<std::unique_ptr<Backend>> backend = makeBackend(name))
+      backends.push_back(std::move(*backend));
+    else
+      consumeError(backend.takeError());
+  return backends;
+}
+
+/// The backend whose own table `name` is, or null.
+std::unique_ptr<Backend> tableOwner(StringRef name) {
+  for (std::unique_ptr<Backend> &backend : allBackends())
+    if (is_contained(backend->traits().ownTables, name))
+      return std::move(backend);
+  return nullptr;
+}
+
 std::string tableNames() {
-  std::vector<std::string> names = {"[gpu]"};
+  std::vector<std::string> names;
   for (const auto &entry : tableParsers())
     names.push_back("[" + entry.first + "]");
+  for (const std::unique_ptr<Backend> &backend : allBackends())
+    for (const std::string &table : backend->traits().ownTables)
+      names.push_back("[" + table + "]");
   llvm::sort(names);
+  names.erase(std::unique(names.begin(), names.end()), names.end());
   return join(names, ", ");
 }
 
@@ -488,7 +290,9 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
       continue;
     }
     auto parser = tableParsers().find(name);
-    if (parser == tableParsers().end())
+    std::unique_ptr<Backend> owner =
+        parser == tableParsers().end() ? tableOwner(name) : nullptr;
+    if (parser == tableParsers().end() && !owner)
       return makeError(formatv("{0}:{1}: unknown table [{2}]; known tables: "
                                "{3}",
                                path, node.source().begin.line, abbreviate(name),
@@ -500,7 +304,8 @@ Expected<TuneConfig> parseConfig(StringRef text, StringRef path) {
                                node.source().begin.line, name)
                            .str());
     TableReader reader(path, name, *table, config.keyLines);
-    if (Error err = parser->second(reader, config))
+    if (Error err = owner ? owner->readTable(name, reader, config)
+                          : parser->second(reader, config))
       return std::move(err);
     if (Error err = reader.rejectUnknown())
       return std::move(err);

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pipeline/Backend.h"
+#include "pipeline/TableReader.h"
 
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/backends/iree/ModelFlags.h"
@@ -438,6 +439,46 @@ public:
     traits.slurmRefusal = "pins each bench to one configured device, which "
                           "Slurm's GRES cannot";
     return traits;
+  }
+
+  /// [iree]; [gpu] is read by stages/search/gpu.
+  Error readTable(StringRef table, TableReader &r,
+                  TuneConfig &c) const override {
+    if (table != "iree")
+      return Error::success();
+    IreeConfig &i = c.iree;
+    for (auto [key, field] :
+         {std::pair<StringRef, std::string *>{"iree_compile", &i.compile},
+          {"iree_opt", &i.opt},
+          {"iree_benchmark_module", &i.benchmark},
+          {"iree_import_onnx", &i.importOnnx},
+          {"tools_dir", &i.toolsDir},
+          {"version", &i.version},
+          {"profile", &i.profile}})
+      if (Error err = r.stringKey(key, *field))
+        return err;
+    if (Error err = r.stringListKey("compile_flags", i.compileFlags))
+      return err;
+    if (Error err = r.stringListKey("benchmark_flags", i.benchmarkFlags))
+      return err;
+    if (Error err = r.stringListsKey("flag_sets", i.flagSets))
+      return err;
+    if (Error err = r.stringListKey("devices", i.devices, true))
+      return err;
+    if (Error err = r.unsignedKey("repetitions", i.repetitions, 1, 1000))
+      return err;
+    if (Error err = r.unsignedKey("model_rounds", i.modelRounds, 1, 100))
+      return err;
+    if (Error err =
+            r.unsignedKey("model_candidates", i.modelCandidates, 0, 100))
+      return err;
+    if (Error err = r.unsignedKey("dump_timeout_s", i.dumpTimeout, 1, 86400))
+      return err;
+    // The same hot-dispatch policy as [tune]; checked for conflicts in
+    // Config.cpp's checkBackendTables.
+    if (Error err = r.realKey("min_share", c.minShare, 0, 1))
+      return err;
+    return r.unsignedKey("top_k", c.topK, 0, 100000);
   }
 
   Error checkModel(const TuneConfig &config) const override {

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "pipeline/Backend.h"
+#include "pipeline/TableReader.h"
 #include "pipeline/ClusterPlan.h"
 
 #include "cache/CacheKeys.h"
@@ -131,6 +132,18 @@ public:
     traits.verifiesWinners = true;
     traits.ownTables = {"mlir-cpu", "search"};
     return traits;
+  }
+
+  /// [mlir-cpu] and [search].
+  Error readTable(StringRef table, TableReader &r,
+                  TuneConfig &c) const override {
+    if (table == "mlir-cpu")
+      return r.stringListKey("compile_flags", c.mlirCpu.compileFlags);
+    if (table != "search")
+      return Error::success();
+    if (Error err = r.stringKey("ranker", c.search.ranker))
+      return err;
+    return r.unsignedKey("explore", c.search.explore, 0, 100000);
   }
 
   Error checkModel(const TuneConfig &config) const override {

@@ -149,7 +149,8 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
 
 /// The whole model, baseline and tuned builds benchmarked alternately for
 /// `rounds` rounds on the same device (each run uses the request's
-/// repetitions); samples are concatenated per side. Logs and JSON files get a
+/// repetitions; the baseline first in even rounds, the tuned build in odd
+/// ones); samples are concatenated per side. Logs and JSON files get a
 /// `.<round>` suffix. Stops at the first failing run, whose status is kept.
 struct InterleavedOutcome {
   BenchOutcome baseline, tuned;

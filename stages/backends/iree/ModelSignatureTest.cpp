@@ -30,6 +30,23 @@ TEST(ModelSignature, ImportedOnnxModel) {
   EXPECT_EQ(f->inputs, (std::vector<std::string>{"1x128xi64", "1x128xi64"}));
 }
 
+TEST(ModelSignature, AQuotedNameIsTheNameWithoutQuotes) {
+  // rapidocr-onnxruntime's PP-OCRv4 detector: its ONNX graph is named
+  // "Model from PaddlePaddle.", and iree-import-onnx 3.13 quotes it.
+  constexpr const char *kQuoted =
+      "module {\n"
+      "  func.func @\"Model from PaddlePaddle.\"(%arg0: "
+      "!torch.vtensor<[1,3,640,640],f32>) -> !torch.vtensor<[1,1,640,640],f32> "
+      "attributes {torch.onnx_meta.ir_version = 8 : si64} {\n  }\n}\n";
+  Expected<EntryFunction> f = readEntryFunction(kQuoted, "", "m.mlir");
+  ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());
+  EXPECT_EQ(f->name, "Model from PaddlePaddle.");
+  EXPECT_EQ(f->inputs, (std::vector<std::string>{"1x3x640x640xf32"}));
+  Expected<EntryFunction> named =
+      readEntryFunction(kQuoted, "Model from PaddlePaddle.", "m.mlir");
+  EXPECT_TRUE(static_cast<bool>(named)) << llvm::toString(named.takeError());
+}
+
 TEST(ModelSignature, LinalgModelSkipsPrivateFunctions) {
   Expected<EntryFunction> f = readEntryFunction(kLinalg, "", "m.mlir");
   ASSERT_TRUE(static_cast<bool>(f)) << llvm::toString(f.takeError());

@@ -136,9 +136,10 @@ static std::optional<CacheEntry> outcome(const BenchOptions &options) {
 }
 
 static Error measureInChild(const BenchOptions &options, const char *argv0,
-                            StringRef key);
+                            ProcessRunner &processes, StringRef key);
 
-static Error runParent(const BenchOptions &options, const char *argv0) {
+Error runBenchStage(const BenchOptions &options, const char *argv0,
+                    ProcessRunner &processes) {
   Expected<CompileRecord> baseline = readCompileRecord(options.baselinePath);
   if (!baseline)
     return baseline.takeError();
@@ -184,7 +185,7 @@ static Error runParent(const BenchOptions &options, const char *argv0) {
     return restore(options, entry, key);
   };
   step.run = [&](StringRef key) {
-    return measureInChild(options, argv0, key);
+    return measureInChild(options, argv0, processes, key);
   };
   step.outcome = [&] { return outcome(options); };
   return runCachedStep(cache, step);
@@ -208,7 +209,7 @@ static Error recordLoad(const BenchOptions &options,
 }
 
 static Error measureInChild(const BenchOptions &options, const char *argv0,
-                            StringRef key) {
+                            ProcessRunner &processes, StringRef key) {
   sys::fs::remove(options.outputPath);
   std::vector<std::string> args = {
       "--key=" + key.str(),
@@ -224,8 +225,8 @@ static Error measureInChild(const BenchOptions &options, const char *argv0,
   std::string logPath = options.outputPath + ".log";
   sys::fs::remove(logPath);
   ChildOutcome outcome =
-      runLimited(workerPath(argv0), args, options.timeoutSeconds,
-                 /*memoryMB=*/0, logPath);
+      processes.run(workerPath(argv0), args, options.timeoutSeconds,
+                    /*memoryMB=*/0, logPath);
   if (outcome.status == Status::Ok && sys::fs::exists(options.outputPath)) {
     sys::fs::remove(logPath);
     return recordLoad(options, outcome, key);
@@ -235,10 +236,6 @@ static Error measureInChild(const BenchOptions &options, const char *argv0,
     status = Status::BenchError;
   return writeFailure(options, status, outcome.message, outcome.seconds,
                       outcome.startedAt);
-}
-
-Error runBenchStage(const BenchOptions &options, const char *argv0) {
-  return runParent(options, argv0);
 }
 
 } // namespace retune::mlircpu

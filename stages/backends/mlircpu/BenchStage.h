@@ -8,6 +8,7 @@
 #ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_BENCHSTAGE_H
 #define RETUNE_STAGES_BACKENDS_MLIRCPU_BENCHSTAGE_H
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/LLVM.h"
 
 #include <cstdint>
@@ -44,8 +45,10 @@ struct BenchOptions {
 };
 
 /// Runs the stage with `options`; `argv0` finds retune-bench-worker beside
-/// this binary, the child process the measurement runs in.
-Error runBenchStage(const BenchOptions &options, const char *argv0);
+/// this binary, the child process the measurement runs in, started through
+/// `processes`.
+Error runBenchStage(const BenchOptions &options, const char *argv0,
+                    ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::mlircpu
 

@@ -2,9 +2,10 @@
 //
 // Compiles one payload (a dispatch or a whole model) with one spec (or none:
 // the baseline) into a shared object, and writes a compile record. The work
-// runs in a child process (this binary re-executed with --child) under a
-// time and memory limit, so a crash, hang or verifier error of the compiler
-// becomes a record with its reason and exit status 0.
+// runs in a child process (retune-compile-worker, started through the
+// stage's ProcessRunner) under a time and memory limit, so a crash, hang or
+// verifier error of the compiler becomes a record with its reason and exit
+// status 0.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CompileStage.h"
@@ -30,7 +31,7 @@ using namespace retune;
 namespace retune::mlircpu {
 
 static Error compileInChild(const CompileOptions &options, const char *argv0,
-                            StringRef key);
+                            ProcessRunner &processes, StringRef key);
 
 /// This compile's files: the record, the shared object and its blob name.
 static CompileFiles compileFiles(const CompileOptions &options) {
@@ -64,7 +65,8 @@ static Expected<std::string> compileKey(const CompileOptions &options,
       .hex(16);
 }
 
-Error runCompileStage(const CompileOptions &options, const char *argv0) {
+Error runCompileStage(const CompileOptions &options, const char *argv0,
+                      ProcessRunner &processes) {
   // Injected faults (crash, hang, wrong: keyed on the spec's path) must
   // really happen: they bypass the cache.
   bool faulty = !injectedFault(options.specPath).empty();
@@ -90,7 +92,7 @@ Error runCompileStage(const CompileOptions &options, const char *argv0) {
     return restoreCompile(files, entry, key);
   };
   step.run = [&](StringRef key) {
-    return compileInChild(options, argv0, key);
+    return compileInChild(options, argv0, processes, key);
   };
   step.outcome = [&] {
     // Timeouts may pass next time, so they are not remembered.
@@ -102,7 +104,7 @@ Error runCompileStage(const CompileOptions &options, const char *argv0) {
 }
 
 static Error compileInChild(const CompileOptions &options, const char *argv0,
-                            StringRef key) {
+                            ProcessRunner &processes, StringRef key) {
   std::vector<std::string> args = {
       "--key=" + key.str(), "--payload=" + options.payloadPath,
       "--output=" + options.outputPath, "--record=" + options.recordPath,
@@ -121,8 +123,8 @@ static Error compileInChild(const CompileOptions &options, const char *argv0,
   std::string logPath = options.recordPath + ".log";
   sys::fs::remove(logPath);
   ChildOutcome outcome =
-      runLimited(workerPath(argv0), args, options.timeoutSeconds,
-                 options.memoryMB, logPath);
+      processes.run(workerPath(argv0), args, options.timeoutSeconds,
+                    options.memoryMB, logPath);
   // A flag the compiler does not know fails every candidate alike: the
   // invocation is broken, not this candidate.
   if (outcome.status == Status::CompileError &&

@@ -8,6 +8,7 @@
 #ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_COMPILESTAGE_H
 #define RETUNE_STAGES_BACKENDS_MLIRCPU_COMPILESTAGE_H
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/LLVM.h"
 
 #include <cstdint>
@@ -40,8 +41,10 @@ struct CompileOptions {
 };
 
 /// Runs the stage with `options`; `argv0` finds retune-compile-worker beside
-/// this binary for the child process the compile runs in.
-Error runCompileStage(const CompileOptions &options, const char *argv0);
+/// this binary for the child process the compile runs in, started through
+/// `processes`.
+Error runCompileStage(const CompileOptions &options, const char *argv0,
+                      ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::mlircpu
 

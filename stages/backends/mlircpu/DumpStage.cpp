@@ -16,18 +16,16 @@ using namespace llvm;
 namespace retune::mlircpu {
 namespace {
 
-/// The options of this process's run (one per process).
-DumpOptions options;
 
 /// Blob names of a dispatch's files in a cache entry (flat: no '/').
 std::string irBlob(StringRef id) { return (id + ".dispatch.mlir").str(); }
 std::string problemBlob(StringRef id) { return (id + ".problem.json").str(); }
 
-std::string inOutput(const Twine &name) {
+std::string inOutput(const DumpOptions &options, const Twine &name) {
   return (Twine(options.outputDir) + "/" + name).str();
 }
 
-Expected<std::string> dumpKey(const char *argv0) {
+Expected<std::string> dumpKey(const DumpOptions &options, const char *argv0) {
   Expected<std::string> model = readFile(options.modelPath);
   if (!model)
     return model.takeError();
@@ -39,15 +37,15 @@ Expected<std::string> dumpKey(const char *argv0) {
       .hex(16);
 }
 
-Expected<DispatchIndex> readIndex() {
-  return readRecord<DispatchIndex>(inOutput("index.json"), schema::kDispatches,
-                                   dispatchIndexFromJson);
+Expected<DispatchIndex> readIndex(const DumpOptions &options) {
+  return readRecord<DispatchIndex>(inOutput(options, "index.json"),
+                                   schema::kDispatches, dispatchIndexFromJson);
 }
 
 /// The index and every dispatch's IR and problem, as a cache entry.
-std::optional<CacheEntry> dumpOutcome() {
-  Expected<DispatchIndex> index = readIndex();
-  Expected<std::string> indexText = readFile(inOutput("index.json"));
+std::optional<CacheEntry> dumpOutcome(const DumpOptions &options) {
+  Expected<DispatchIndex> index = readIndex(options);
+  Expected<std::string> indexText = readFile(inOutput(options, "index.json"));
   if (!index || !indexText) {
     consumeError(index.takeError());
     consumeError(indexText.takeError());
@@ -56,9 +54,9 @@ std::optional<CacheEntry> dumpOutcome() {
   CacheEntry entry{{"index.json", *indexText}};
   for (const DispatchEntry &dispatch : index->dispatches) {
     Expected<std::string> ir =
-        readFile(inOutput(dispatch.id + "/dispatch.mlir"));
+        readFile(inOutput(options, dispatch.id + "/dispatch.mlir"));
     Expected<std::string> problem =
-        readFile(inOutput(dispatch.id + "/problem.json"));
+        readFile(inOutput(options, dispatch.id + "/problem.json"));
     if (!ir || !problem) {
       consumeError(ir.takeError());
       consumeError(problem.takeError());
@@ -72,7 +70,7 @@ std::optional<CacheEntry> dumpOutcome() {
 
 /// Writes a cached dump; an entry missing a dispatch's files, or holding IR
 /// the index does not describe, is unusable.
-Error restoreDump(const CacheEntry &entry) {
+Error restoreDump(const DumpOptions &options, const CacheEntry &entry) {
   auto indexText = entry.find("index.json");
   if (indexText == entry.end())
     return makeError("cache entry without a dispatch index");
@@ -91,20 +89,23 @@ Error restoreDump(const CacheEntry &entry) {
                        dispatch.id);
   }
   for (const DispatchEntry &dispatch : index->dispatches) {
-    if (Error err = writeHashedFile(inOutput(dispatch.id + "/dispatch.mlir"),
-                                       entry.at(irBlob(dispatch.id))))
+    if (Error err =
+            writeHashedFile(inOutput(options, dispatch.id + "/dispatch.mlir"),
+                            entry.at(irBlob(dispatch.id))))
       return err;
-    if (Error err = writeHashedFile(inOutput(dispatch.id + "/problem.json"),
-                                       entry.at(problemBlob(dispatch.id))))
+    if (Error err =
+            writeHashedFile(inOutput(options, dispatch.id + "/problem.json"),
+                            entry.at(problemBlob(dispatch.id))))
       return err;
   }
-  return writeHashedFile(inOutput("index.json"), indexText->second);
+  return writeHashedFile(inOutput(options, "index.json"), indexText->second);
 }
 
-Error dumpInChild(const char *argv0) {
-  std::string logPath = inOutput("dump.log");
+Error dumpInChild(const DumpOptions &options, const char *argv0,
+                  ProcessRunner &processes) {
+  std::string logPath = inOutput(options, "dump.log");
   sys::fs::create_directories(options.outputDir);
-  ChildOutcome outcome = runLimited(
+  ChildOutcome outcome = processes.run(
       siblingTool(argv0, "retune-dump-worker"),
       {"--model=" + options.modelPath, "--output-dir=" + options.outputDir}, 0,
       0, logPath);
@@ -119,22 +120,22 @@ Error dumpInChild(const char *argv0) {
 
 } // namespace
 
-Error runDumpStage(const DumpOptions &dumpOptions, const char *argv0) {
-  options = dumpOptions;
+Error runDumpStage(const DumpOptions &options, const char *argv0,
+                   ProcessRunner &processes) {
   if (!sys::fs::exists(options.modelPath))
     return makeError(options.modelPath + ": no such file; check [model] path "
                                          "in tune.toml");
-  Expected<std::string> key = dumpKey(argv0);
+  Expected<std::string> key = dumpKey(options, argv0);
   if (!key)
     return key.takeError();
   ContentCache cache(ContentCache::rootFor(options.cacheDir));
   CachedStep step;
   step.key = *key;
-  step.restore = [](const CacheEntry &entry, StringRef) {
-    return restoreDump(entry);
+  step.restore = [&](const CacheEntry &entry, StringRef) {
+    return restoreDump(options, entry);
   };
-  step.run = [argv0](StringRef) { return dumpInChild(argv0); };
-  step.outcome = dumpOutcome;
+  step.run = [&](StringRef) { return dumpInChild(options, argv0, processes); };
+  step.outcome = [&] { return dumpOutcome(options); };
   return runCachedStep(cache, step);
 }
 

@@ -10,6 +10,7 @@
 #ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_DUMPSTAGE_H
 #define RETUNE_STAGES_BACKENDS_MLIRCPU_DUMPSTAGE_H
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/LLVM.h"
 
 #include <string>
@@ -27,8 +28,10 @@ struct DumpOptions {
 };
 
 /// Writes the dispatches of `options.modelPath` (unchanged files keep their
-/// mtime); `argv0` finds retune-dump-worker beside this binary.
-Error runDumpStage(const DumpOptions &options, const char *argv0);
+/// mtime); `argv0` finds retune-dump-worker beside this binary, which starts
+/// through `processes`.
+Error runDumpStage(const DumpOptions &options, const char *argv0,
+                   ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::mlircpu
 

@@ -37,13 +37,14 @@ Expected<std::string> linkKey(const LinkOptions &options, const char *argv0) {
   return hasher.hex(16);
 }
 
-Error linkInChild(const LinkOptions &options, const char *argv0) {
+Error linkInChild(const LinkOptions &options, const char *argv0,
+                  ProcessRunner &processes) {
   std::vector<std::string> args = {"--output=" + options.outputPath,
                                    "--header=" + options.header};
   for (const std::string &path : options.specPaths)
     args.push_back("--spec=" + path);
   std::string logPath = options.outputPath + ".log";
-  ChildOutcome outcome = runLimited(workerPath(argv0), args, 0, 0, logPath);
+  ChildOutcome outcome = processes.run(workerPath(argv0), args, 0, 0, logPath);
   if (outcome.status != Status::Ok)
     return makeError("linking " + options.outputPath +
                      " failed: " + outcome.message);
@@ -53,7 +54,8 @@ Error linkInChild(const LinkOptions &options, const char *argv0) {
 
 } // namespace
 
-Error runLinkStage(const LinkOptions &options, const char *argv0) {
+Error runLinkStage(const LinkOptions &options, const char *argv0,
+                   ProcessRunner &processes) {
   Expected<std::string> key = linkKey(options, argv0);
   if (!key)
     return key.takeError();
@@ -66,7 +68,9 @@ Error runLinkStage(const LinkOptions &options, const char *argv0) {
       return makeError("cache entry without a linked spec");
     return writeHashedFile(options.outputPath, linked->second);
   };
-  step.run = [&](StringRef) { return linkInChild(options, argv0); };
+  step.run = [&](StringRef) {
+    return linkInChild(options, argv0, processes);
+  };
   step.outcome = [&]() -> std::optional<CacheEntry> {
     Expected<std::string> linked = readFile(options.outputPath);
     if (!linked) {

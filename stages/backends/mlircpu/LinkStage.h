@@ -10,6 +10,7 @@
 #ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_LINKSTAGE_H
 #define RETUNE_STAGES_BACKENDS_MLIRCPU_LINKSTAGE_H
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/LLVM.h"
 
 #include <string>
@@ -30,9 +31,10 @@ struct LinkOptions {
 };
 
 /// Links `options.specPaths` into `options.outputPath`; `argv0` finds
-/// retune-link-worker beside this binary. A spec that does not link is an
-/// error naming it.
-Error runLinkStage(const LinkOptions &options, const char *argv0);
+/// retune-link-worker beside this binary, started through `processes`. A
+/// spec that does not link is an error naming it.
+Error runLinkStage(const LinkOptions &options, const char *argv0,
+                   ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::mlircpu
 

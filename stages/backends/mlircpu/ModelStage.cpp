@@ -35,8 +35,10 @@ namespace {
 
 class ModelEvaluator {
 public:
-  ModelEvaluator(const ModelOptions &options, const char *argv0)
-      : options(options), compileTool(siblingTool(argv0, "retune-compile")),
+  ModelEvaluator(const ModelOptions &options, const char *argv0,
+                 ProcessRunner &processes)
+      : options(options), processes(processes),
+        compileTool(siblingTool(argv0, "retune-compile")),
         benchTool(siblingTool(argv0, "retune-bench")),
         linkTool(siblingTool(argv0, "retune-link")) {}
 
@@ -58,7 +60,7 @@ public:
     for (const Winner &w : winners)
       args.push_back("--spec=" + w.spec);
     ChildOutcome outcome =
-        runLimited(linkTool, args, 0, 0, inWork(tag + ".link.log"));
+        processes.run(linkTool, args, 0, 0, inWork(tag + ".link.log"));
     if (outcome.status != Status::Ok)
       return makeError("retune-link failed: " + outcome.message);
     return path;
@@ -79,7 +81,7 @@ public:
     for (const std::string &flag : options.compilerFlags)
       args.push_back("--compiler-flag=" + flag);
     ChildOutcome outcome =
-        runLimited(compileTool, args, 0, 0, inWork(tag + ".compile.log"));
+        processes.run(compileTool, args, 0, 0, inWork(tag + ".compile.log"));
     if (outcome.status != Status::Ok)
       return makeError("retune-compile failed: " + outcome.message);
     return readRecord<CompileRecord>(record, schema::kCompile,
@@ -122,7 +124,7 @@ public:
     if (!options.entry.empty())
       args.push_back("--function=" + options.entry);
     ChildOutcome outcome =
-        runLimited(benchTool, args, 0, 0, inWork(tag + ".bench.log"));
+        processes.run(benchTool, args, 0, 0, inWork(tag + ".bench.log"));
     if (outcome.status != Status::Ok)
       return makeError("retune-bench failed: " + outcome.message);
     return readRecord<BenchRecord>(result, schema::kBench, benchRecordFromJson);
@@ -130,6 +132,7 @@ public:
 
 private:
   const ModelOptions &options;
+  ProcessRunner &processes;
   std::string compileTool, benchTool, linkTool;
 };
 
@@ -214,8 +217,9 @@ Error writeResult(const ModelOptions &options, const Decision &d,
 
 /// --baseline-only: the model must compile without a spec before anything
 /// is tuned for it.
-Error checkBaseline(const ModelOptions &options, const char *argv0) {
-  ModelEvaluator evaluator(options, argv0);
+Error checkBaseline(const ModelOptions &options, const char *argv0,
+                    ProcessRunner &processes) {
+  ModelEvaluator evaluator(options, argv0, processes);
   Expected<CompileRecord> baseline = evaluator.compile("", "baseline");
   if (!baseline)
     return baseline.takeError();
@@ -229,19 +233,20 @@ Error checkBaseline(const ModelOptions &options, const char *argv0) {
                    baseline->message);
 }
 
-Error run(const ModelOptions &options, const char *argv0) {
+Error run(const ModelOptions &options, const char *argv0,
+          ProcessRunner &processes) {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
   if (!sys::fs::exists(options.modelPath))
     return makeError(options.modelPath + ": no such file");
   if (options.baselineOnly)
-    return checkBaseline(options, argv0);
+    return checkBaseline(options, argv0, processes);
   if (options.outputPath.empty() || options.finalSpec.empty())
     return makeError("--output and --final-spec are required");
   Expected<std::vector<Winner>> winners = readWinners(options.selections);
   if (!winners)
     return winners.takeError();
-  ModelEvaluator evaluator(options, argv0);
+  ModelEvaluator evaluator(options, argv0, processes);
   Expected<CompileRecord> baseline = evaluator.baseline();
   if (!baseline)
     return baseline.takeError();
@@ -269,8 +274,9 @@ Error run(const ModelOptions &options, const char *argv0) {
 
 } // namespace
 
-Error runModelStage(const ModelOptions &options, const char *argv0) {
-  Error err = run(options, argv0);
+Error runModelStage(const ModelOptions &options, const char *argv0,
+                    ProcessRunner &processes) {
+  Error err = run(options, argv0, processes);
   // A failed step leaves no result that Ninja would take as up to date.
   if (err && !options.baselineOnly && !options.outputPath.empty())
     sys::fs::remove(options.outputPath);

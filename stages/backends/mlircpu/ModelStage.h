@@ -8,6 +8,7 @@
 #ifndef RETUNE_STAGES_BACKENDS_MLIRCPU_MODELSTAGE_H
 #define RETUNE_STAGES_BACKENDS_MLIRCPU_MODELSTAGE_H
 
+#include "stages/core/Subprocess.h"
 #include "stages/support/LLVM.h"
 
 #include <cstdint>
@@ -50,9 +51,11 @@ struct ModelOptions {
   std::vector<std::string> compilerFlags{};
 };
 
-/// Runs the stage with `options`; `argv0` finds this binary again for the
-/// child process the work runs in.
-Error runModelStage(const ModelOptions &options, const char *argv0);
+/// Runs the stage with `options`; `argv0` finds the stage tools it runs
+/// (retune-link, retune-compile, retune-bench) beside this binary, started
+/// through `processes`.
+Error runModelStage(const ModelOptions &options, const char *argv0,
+                    ProcessRunner &processes = systemProcessRunner());
 
 } // namespace retune::mlircpu
 
