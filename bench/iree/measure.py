@@ -100,7 +100,8 @@ def signature_inputs(model):
     """--input values from the entry's signature (as Retune reads them)."""
     import re
     text = open(model, errors="replace").read(1 << 20)
-    m = re.search(r"func\.func @(\w+)\((.*?)\)\s*->", text, re.S)
+    # A quoted name too: @"Model from PaddlePaddle." (rapidocr's detector).
+    m = re.search(r'func\.func @(\w+|"[^"]*")\((.*?)\)\s*->', text, re.S)
     inputs = []
     types = {"f32": "f32", "f16": "f16", "si64": "i64", "si32": "i32"}
     for t in re.findall(r"(?<!v)tensor<([0-9x]+)x(f32|f16)>|"
@@ -108,7 +109,7 @@ def signature_inputs(model):
                         m.group(2)):
         inputs.append(f"{t[0]}x{t[1]}" if t[0] else
                       "x".join(t[2].split(",")) + "x" + types[t[3]])
-    return m.group(1), inputs
+    return m.group(1).strip('"'), inputs
 
 
 def main():

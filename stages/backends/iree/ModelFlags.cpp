@@ -38,11 +38,17 @@ std::vector<FlagSet> defaultCpuFlagSets() {
     flags.insert(flags.begin(), dataTiling.begin(), dataTiling.end());
     return flags;
   };
+  // ONNX CNNs are NCHW; IREE's llvm-cpu code for NCHW convolutions is slow,
+  // and its preprocessing can turn them channels-last first.
+  const std::string channelsLast =
+      "--iree-preprocessing-pass-pipeline=builtin.module(util.func("
+      "iree-preprocessing-convert-conv-to-channels-last))";
   return {withDataTiling({ukernels}),
           withDataTiling({}),
           withDataTiling({ukernels, tileOps + "matmul", tileOps + "convolution"}),
           withDataTiling({"--iree-global-opt-use-im2col-for-convs", ukernels,
-                          "--iree-llvmcpu-stack-allocation-limit=131072"})};
+                          "--iree-llvmcpu-stack-allocation-limit=131072"}),
+          withDataTiling({channelsLast})};
 }
 
 namespace {

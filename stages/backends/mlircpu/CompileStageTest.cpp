@@ -54,6 +54,15 @@ protected:
     options.cacheDir = "off";
   }
 
+  /// The record the stage wrote.
+  CompileRecord written() {
+    llvm::Expected<CompileRecord> record = readRecord<CompileRecord>(
+        options.recordPath, schema::kCompile, compileRecordFromJson);
+    EXPECT_TRUE(static_cast<bool>(record))
+        << llvm::toString(record.takeError());
+    return record ? *record : CompileRecord{};
+  }
+
   bool has(llvm::StringRef arg) const {
     return !worker.calls.empty() && llvm::is_contained(worker.calls[0], arg);
   }
@@ -77,11 +86,9 @@ TEST_F(MlirCpuCompileStage, ACrashedWorkerIsACrashRecordNotAFailedStep) {
   worker.outcome.message = "killed by signal 11";
   worker.outcome.seconds = 1.5;
   ASSERT_FALSE(static_cast<bool>(runCompileStage(options, "test", worker)));
-  llvm::Expected<CompileRecord> record = readRecord<CompileRecord>(
-      options.recordPath, schema::kCompile, compileRecordFromJson);
-  ASSERT_TRUE(static_cast<bool>(record)) << llvm::toString(record.takeError());
-  EXPECT_EQ(record->status, Status::Crash);
-  EXPECT_EQ(record->message, "killed by signal 11");
+  CompileRecord record = written();
+  EXPECT_EQ(record.status, Status::Crash);
+  EXPECT_EQ(record.message, "killed by signal 11");
   EXPECT_FALSE(llvm::sys::fs::exists(options.outputPath));
 }
 
@@ -89,11 +96,9 @@ TEST_F(MlirCpuCompileStage, AWorkerThatExitsWithoutARecordCrashed) {
   // Exit 0 and no record: the compiler died in a way the worker could not
   // report.
   ASSERT_FALSE(static_cast<bool>(runCompileStage(options, "test", worker)));
-  llvm::Expected<CompileRecord> record = readRecord<CompileRecord>(
-      options.recordPath, schema::kCompile, compileRecordFromJson);
-  ASSERT_TRUE(static_cast<bool>(record)) << llvm::toString(record.takeError());
-  EXPECT_EQ(record->status, Status::Crash);
-  EXPECT_EQ(record->message, "the compiler exited without writing a record");
+  CompileRecord record = written();
+  EXPECT_EQ(record.status, Status::Crash);
+  EXPECT_EQ(record.message, "the compiler exited without writing a record");
 }
 
 TEST_F(MlirCpuCompileStage, AnUnknownCompilerFlagFailsTheStepNotTheCandidate) {
