@@ -42,14 +42,16 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
     outcome.message = compiled.message;
     return outcome;
   }
-  auto [same, isNew] = built.try_emplace(compiled.artifactHash, tag.str());
-  if (!compiled.artifactHash.empty() && !isNew) {
-    outcome.status = Status::NotApplied;
-    outcome.message = formatv("its module is byte-identical to {0}'s: the "
-                              "flags change nothing here (not timed)",
-                              same->second)
-                          .str();
-    return outcome;
+  if (!compiled.artifactHash.empty()) {
+    auto [same, isNew] = built.try_emplace(compiled.artifactHash, tag.str());
+    if (!isNew) {
+      outcome.status = Status::NotApplied;
+      outcome.message = formatv("its module is byte-identical to {0}'s: the "
+                                "flags change nothing here (not timed)",
+                                same->second)
+                            .str();
+      return outcome;
+    }
   }
   OutputCheck check = runner.check(tag);
   if (check.status != Status::Ok) {

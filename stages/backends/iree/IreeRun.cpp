@@ -440,14 +440,14 @@ InterleavedOutcome benchInterleaved(const IreeTools &tools,
   // the rounds (seen at 2 threads on this machine right after a compile:
   // a baseline's first five samples 12.3-15.1 ms, its last 9.6-11.8 ms)
   // then slows both sides, not always the baseline.
+  auto runSide = [&](bool isTuned, unsigned round) {
+    return append(isTuned ? result.tuned : result.baseline,
+                  runBenchmark(tools,
+                               suffixed(isTuned ? tuned : baseline, round)));
+  };
   for (unsigned round = 0; round < rounds; ++round) {
     bool tunedFirst = round % 2 == 1;
-    auto runSide = [&](bool isTuned) {
-      return append(isTuned ? result.tuned : result.baseline,
-                    runBenchmark(tools, suffixed(isTuned ? tuned : baseline,
-                                                 round)));
-    };
-    if (!runSide(tunedFirst) || !runSide(!tunedFirst))
+    if (!runSide(tunedFirst, round) || !runSide(!tunedFirst, round))
       break;
   }
   return result;

@@ -158,6 +158,14 @@ std::vector<DispatchEntry> dumpedDispatches() {
   return std::move(index->dispatches);
 }
 
+/// The dump's dispatch ids by function name (the profiler's name for them).
+StringMap<std::string> idsByName(ArrayRef<DispatchEntry> dispatches) {
+  StringMap<std::string> ids;
+  for (const DispatchEntry &d : dispatches)
+    ids[d.name] = d.id;
+  return ids;
+}
+
 /// The baseline's profile, or why there is none.
 struct BaselineProfile {
   std::vector<DispatchTime> times;
@@ -192,9 +200,7 @@ void recordProfiles(const ModelRunner &runner, const BaselineProfile &baseline,
       for (const DispatchTime &d : *tuned)
         tunedUs[d.function] = d.averageUs;
   }
-  StringMap<std::string> ids;
-  for (const DispatchEntry &d : dispatches)
-    ids[d.name] = d.id;
+  StringMap<std::string> ids = idsByName(dispatches);
   for (const DispatchTime &d : baseline.times) {
     json::Object entry{{"function", d.function},
                        {"calls_per_run",
@@ -275,9 +281,7 @@ StringMap<double> modelTimeShares(ArrayRef<DispatchEntry> dispatches,
     totalUs += t.calls * t.averageUs;
   if (totalUs <= 0)
     return shares;
-  StringMap<std::string> ids;
-  for (const DispatchEntry &d : dispatches)
-    ids[d.name] = d.id;
+  StringMap<std::string> ids = idsByName(dispatches);
   for (const DispatchTime &t : profile)
     if (auto id = ids.find(t.function); id != ids.end())
       shares[id->second] = t.calls * t.averageUs / totalUs;
@@ -333,27 +337,23 @@ std::vector<Winner> smallWinnersTogether(json::Array &unpromising,
                                          ArrayRef<Winner> winners,
                                          double margin) {
   std::vector<Winner> joined;
+  json::Array rest;
   double bound = 0;
   for (const json::Value &entry : unpromising) {
     const json::Object *o = entry.getAsObject();
     std::optional<StringRef> id = o->getString("dispatch");
     auto winner = llvm::find_if(
         winners, [&](const Winner &w) { return id && w.dispatch == *id; });
-    if (winner == winners.end())
+    if (winner == winners.end()) {
+      rest.push_back(entry);
       continue;
+    }
     joined.push_back(*winner);
     bound += o->getNumber("bound").value_or(0);
   }
   if (bound < margin / kInModelSlack)
     return {};
-  // They go on as the others' are: out of the dropped.
-  json::Array rest;
-  for (json::Value &entry : unpromising) {
-    std::optional<StringRef> id = entry.getAsObject()->getString("dispatch");
-    if (!llvm::any_of(joined,
-                      [&](const Winner &w) { return id && w.dispatch == *id; }))
-      rest.push_back(std::move(entry));
-  }
+  // They go on as the others do: out of the dropped.
   unpromising = std::move(rest);
   return joined;
 }
