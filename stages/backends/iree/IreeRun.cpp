@@ -128,6 +128,11 @@ std::vector<std::string> benchArgs(const BenchRequest &request) {
   }
   if (!request.function.empty())
     args.push_back("--function=" + request.function);
+  bool ownSampleTime = llvm::any_of(request.flags, [](StringRef flag) {
+    return flag.starts_with("--benchmark_min_time");
+  });
+  if (!ownSampleTime)
+    args.push_back(kSampleTimeFlag.str());
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   return args;
 }

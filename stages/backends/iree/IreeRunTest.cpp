@@ -533,4 +533,18 @@ TEST(IreeBenchArgs, DispatchesAreBatchedOnSeveralWorkersOnly) {
   EXPECT_EQ(deviceBenchArgs(workers, own), workers);
 }
 
+TEST(IreeBenchArgs, EachSampleRunsATenthOfASecondUnlessTheFlagsSayOtherwise) {
+  BenchRequest request;
+  request.vmfbPath = "m.vmfb";
+  request.device = "local-sync";
+  request.repetitions = 5;
+  std::vector<std::string> args = benchArgs(request);
+  EXPECT_EQ(llvm::count(args, "--benchmark_min_time=0.1s"), 1);
+  // A profile's exact count of calls, or the user's own time, stands.
+  request.flags = {"--benchmark_min_time=10x"};
+  args = benchArgs(request);
+  EXPECT_EQ(llvm::count(args, "--benchmark_min_time=0.1s"), 0);
+  EXPECT_EQ(llvm::count(args, "--benchmark_min_time=10x"), 1);
+}
+
 } // namespace
