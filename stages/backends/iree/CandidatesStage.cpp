@@ -366,6 +366,13 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
                                              uint64_t &total) {
   if (isDataTiledMatmul(problem))
     return mmt4dCandidates(options, problem, syntax, total);
+  // A transpose, copy or broadcast: nothing for the contraction space to
+  // tile, but IREE's register tile matters (IreeDefaultConfig.h).
+  if (problem.kind == OpKind::Elementwise)
+    return ireeConfigCandidates(options, runner, problem,
+                                "the CPU space tiles contractions and "
+                                "convolutions, not data movement",
+                                total);
   Expected<cpu::CpuSpaceResult> space =
       cpu::enumerateCpuSpace(problem, hostOf(target), {});
   if (!space)

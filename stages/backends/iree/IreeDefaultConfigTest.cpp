@@ -103,6 +103,32 @@ TEST(IreeDefaultConfig, VariantsStayNearIreesTileAndInsideTheLoops) {
   EXPECT_EQ(distributionVariants(config, conv(), 3, 32768).size(), 3u);
 }
 
+TEST(IreeDefaultConfig, ATransposeTriesSquareRegisterTilesFirst) {
+  // IREE 3.13's config for the PP-OCRv4 detector's 24x410881 transpose.
+  IreeRootConfig config;
+  config.distribution = {24, 64};
+  config.vectorParallel = {16, 16};
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.loopRanges = {24, 410881};
+  p.iteratorTypes = {"parallel", "parallel"};
+  p.elementTypes = {"f32", "f32"};
+  p.dimRoles = "vv";
+  std::vector<DistributionVariant> variants =
+      distributionVariants(config, p, 100, 32768);
+  ASSERT_GE(variants.size(), 2u);
+  EXPECT_EQ(variants[0].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
+  EXPECT_EQ(variants[1].vectorParallel, (llvm::SmallVector<int64_t>{4, 4}));
+  EXPECT_EQ(variants[0].distribution, config.distribution);
+  for (size_t i = 2; i < variants.size(); ++i)
+    EXPECT_NE(variants[i].vectorParallel, variants[0].vectorParallel);
+  // Not a transpose (one vector loop): no square tiles first.
+  p.dimRoles = "pv";
+  variants = distributionVariants(config, p, 100, 32768);
+  ASSERT_FALSE(variants.empty());
+  EXPECT_NE(variants[0].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
+}
+
 TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
   IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
   config.hasCacheLevel = true;

@@ -124,13 +124,32 @@ TEST(IreeReader, RejectsDispatchWithoutTunableRoot) {
       "[affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types "
       "= [\"parallel\"]} ins(%0 : tensor<4xf32>) outs(%0 : tensor<4xf32>) "
       "attrs = {root_op} {\n        ^bb0(%in: f32, %out: f32):\n          "
-      "linalg.yield %in : f32\n        } -> tensor<4xf32>\n        return\n  "
+      "%x = arith.negf %in : f32\n          "
+      "linalg.yield %x : f32\n        } -> tensor<4xf32>\n        return\n  "
       "    }\n    }\n  }\n}\n";
   auto d = readIreeDispatch(text, "elementwise.mlir");
   ASSERT_FALSE(static_cast<bool>(d));
   std::string message = llvm::toString(d.takeError());
   EXPECT_NE(message.find("elementwise.mlir:5"), std::string::npos) << message;
   EXPECT_NE(message.find("not a contraction"), std::string::npos) << message;
+  EXPECT_NE(message.find("only move data"), std::string::npos) << message;
+}
+
+// A transpose IREE 3.13 dumped for this CPU (24x4097 f32, llvm-cpu): an op
+// that only moves data, tuned as an elementwise problem with vector lanes on
+// the input's and the output's innermost dims.
+TEST(IreeReader, TransposeIsDataMovement) {
+  IreeDispatch d = readDump(
+      "cpu-transpose", "module_main_dispatch_0_embedded_elf_x86_64_benchmark.mlir");
+  EXPECT_EQ(d.problem.kind, OpKind::Elementwise);
+  EXPECT_EQ(d.problem.opName, "linalg.generic");
+  EXPECT_EQ(d.problem.dimRoles, "vv");
+  EXPECT_EQ(d.problem.loopRanges, (llvm::SmallVector<int64_t>{24, 4097}));
+  EXPECT_EQ(d.problem.indexingMaps,
+            (llvm::SmallVector<std::string>{
+                "affine_map<(d0, d1) -> (d0, d1)>",
+                "affine_map<(d0, d1) -> (d1, d0)>"}));
+  EXPECT_EQ(d.problem.readableName(), "elementwise_24x4097_f32");
 }
 
 // What IREE 3.13 leaves in a data-tiled llvm-cpu dispatch after

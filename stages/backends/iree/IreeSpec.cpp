@@ -2,6 +2,7 @@
 #include "stages/backends/iree/IreeSpec.h"
 
 #include "stages/backends/iree/TransformText.h"
+#include "stages/core/IndexingMap.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
 
@@ -59,6 +60,40 @@ void emitDimsEqual(std::string &out, StringRef handle, ArrayRef<int64_t> dims) {
          intList(dims) + " : " + kParamI64.str() + "\n";
 }
 
+/// The tensor type operand `index` has: its map's loops' ranges.
+std::string tensorTypeAt(const Problem &p, size_t index) {
+  std::optional<IndexingMap> map =
+      parseIndexingMap(p.indexingMaps[index], p.loopRanges.size());
+  std::string type = "tensor<";
+  if (map)
+    for (int loop : map->resultLoops())
+      type += (loop >= 0 ? std::to_string(p.loopRanges[loop]) : "?") + "x";
+  return type + typeAt(p, index) + ">";
+}
+
+/// An op that only moves data (IreeReader: a transpose, copy or broadcast of
+/// its one input) has no named matcher in IREE; it is matched as the DAG of
+/// that one `linalg.generic`, whose body yields the input's element.
+void emitDataMovementMatch(std::string &out, const Problem &p) {
+  std::string in = tensorTypeAt(p, 0), result = tensorTypeAt(p, 1);
+  std::string iterators = join(
+      map_range(p.iteratorTypes,
+                [](const std::string &it) { return "\"" + it + "\""; }),
+      ", ");
+  out += "    %inputs, %outputs = "
+         "transform.iree.match.cast_compatible_dag_from_root %arg0 {\n"
+         "    ^bb0(%in: " + in + ", %init: " + result + "):\n"
+         "      %moved = linalg.generic {indexing_maps = " + mapList(p) +
+         ", iterator_types = [" + iterators + "]} ins(%in : " + in +
+         ") outs(%init : " + result + ") {\n"
+         "      ^bb0(%element: " + typeAt(p, 0) + ", %unused: " +
+         typeAt(p, 1) + "):\n"
+         "        linalg.yield %element : " + typeAt(p, 0) + "\n"
+         "      } -> " + result + "\n"
+         "    } : (!transform.any_op) -> (!transform.any_value, "
+         "!transform.any_value)\n";
+}
+
 /// The matcher body for one entry (after the signature line).
 void emitMatchBody(std::string &out, const SpecEntry &entry) {
   const Problem &p = entry.problem;
@@ -107,8 +142,8 @@ void emitMatchBody(std::string &out, const SpecEntry &entry) {
     emitDimsEqual(out, "k2", rangesWithRole(p, 'l'));
     break;
   case OpKind::Elementwise:
-    // Never a dispatch root: mlir-cpu's own default for leftover ops.
-    llvm_unreachable("no IREE spec entry for an elementwise op");
+    emitDataMovementMatch(out, p);
+    break;
   }
 }
 

@@ -128,6 +128,35 @@ TEST(IreeSpec, CpuLoweringConfig) {
   EXPECT_FALSE(static_cast<bool>(verifyTuningSpec(spec, "cpu")));
 }
 
+/// A transpose has no named matcher in IREE: its spec matches the one
+/// generic by its DAG, with the operands' tensor types from the maps.
+TEST(IreeSpec, DataMovementMatchesItsGenericAsADag) {
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.opName = "linalg.generic";
+  p.loopRanges = {24, 4097};
+  p.iteratorTypes = {"parallel", "parallel"};
+  p.indexingMaps = {"affine_map<(d0, d1) -> (d0, d1)>",
+                    "affine_map<(d0, d1) -> (d1, d0)>"};
+  p.elementTypes = {"f32", "f32"};
+  p.numInputs = 1;
+  p.dimRoles = "vv";
+  p.target = "cpu:znver4";
+  std::string info =
+      "#iree_codegen.compilation_info<lowering_config = "
+      "#iree_cpu.lowering_config<distribution = [24, 64], "
+      "vector_common_parallel = [8, 8]>, translation_info = "
+      "#iree_codegen.translation_info<pipeline = "
+      "#iree_cpu.pipeline<DoubleTilingExpert>>>";
+  std::string spec = emitTuningSpec({SpecEntry{p, info, "transpose"}});
+  expectGolden(spec, "cpu_transpose_spec.mlir");
+  EXPECT_NE(spec.find("^bb0(%in: tensor<24x4097xf32>, %init: "
+                      "tensor<4097x24xf32>)"),
+            std::string::npos)
+      << spec;
+  EXPECT_FALSE(static_cast<bool>(verifyTuningSpec(spec, "transpose")));
+}
+
 /// Every `expected-error` of IREE's verifier test is reproduced: same chunk,
 /// same line, same message.
 TEST(IreeSpec, VerifierMatchesIreeDiagnostics) {
