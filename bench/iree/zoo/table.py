@@ -74,7 +74,8 @@ def main():
               f"{default / tuned:13.2f}x {spec} {vs_ort}  "
               f"{f['problems']:8} {f['searched']:8} {f['skipped']:7} "
               f"{f['won']:7} {f['compiled']:>8}")
-    print(f"({threads} thread{'s' if threads > 1 else ''}, median ms; flags "
+    print(f"({threads} thread{'s' if threads > 1 else ''}, median ms; IREE "
+          "runs on its caching allocator (--device_allocator=caching); flags "
           "only: Retune's compile flags without its spec; spec: what the spec "
           "adds on top of those flags; vs ort > 1: IREE+Retune is faster than "
           "onnxruntime; searched: dispatches with candidates; winners: "

@@ -223,8 +223,8 @@ bool onlyMovesData(const TextFile &file, const OpNode &op, unsigned numInputs) {
                             yielded.front());
 }
 
-/// A one-input op of parallel loops that only moves data is tuned as an
-/// elementwise problem: IREE's own config for it can be varied (on the
+/// A one-input op of parallel loops that only moves data is tuned, on CPU
+/// targets, as an elementwise problem: IREE's own config for it can be varied (on the
 /// PP-OCRv4 detector a 24x410881 transpose took 13% of the model with
 /// IREE's 16x16 register tile and 4.8x less time with 8x8). Roles as the
 /// mlir-cpu backend gives them: 'v' on the innermost dim of the input and of
@@ -233,7 +233,9 @@ std::optional<std::string> dataMovementRoles(const TextFile &file,
                                              const OpNode &op,
                                              ArrayRef<mlir::AffineMap> maps,
                                              const Problem &problem) {
-  if (problem.numInputs != 1 || maps.size() != 2 ||
+  // The GPU spaces tile contractions, convolutions and attention only.
+  if (!StringRef(problem.target).starts_with("cpu:") ||
+      problem.numInputs != 1 || maps.size() != 2 ||
       llvm::is_contained(problem.iteratorTypes, "reduction") ||
       !onlyMovesData(file, op, problem.numInputs))
     return std::nullopt;

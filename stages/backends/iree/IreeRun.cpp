@@ -211,12 +211,18 @@ std::vector<std::string>
 deviceBenchArgs(const std::vector<std::string> &deviceFlags,
                 const BenchRequest &request) {
   std::vector<std::string> args = deviceFlags;
-  bool batched = llvm::any_of(request.flags, [](StringRef flag) {
-    return flag.starts_with("--batch_size");
-  });
+  auto userSets = [&](StringRef prefix) {
+    return llvm::any_of(request.flags, [&](StringRef flag) {
+      return flag.starts_with(prefix);
+    });
+  };
   // Device flags are only given for several workers ([tune] threads > 1).
-  if (!deviceFlags.empty() && request.function.empty() && !batched)
+  if (!deviceFlags.empty() && request.function.empty() &&
+      !userSets("--batch_size"))
     args.push_back("--batch_size=" + std::to_string(kThreadedDispatchBatch));
+  if (!request.function.empty() && StringRef(request.device).starts_with("local") &&
+      !userSets("--device_allocator"))
+    args.push_back(kCachingAllocatorFlag.str());
   return args;
 }
 

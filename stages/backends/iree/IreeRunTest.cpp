@@ -521,11 +521,23 @@ TEST(IreeBenchArgs, DispatchesAreBatchedOnSeveralWorkersOnly) {
   // One worker: the dispatch's time is the same batched or not.
   dispatch.device = "local-sync";
   EXPECT_TRUE(deviceBenchArgs({}, dispatch).empty());
-  // A whole model is one call, whatever the workers.
+  // A whole model is one call, whatever the workers, on IREE's caching
+  // allocator.
   BenchRequest model = dispatch;
   model.device = "local-task";
   model.function = "main_graph";
-  EXPECT_EQ(deviceBenchArgs(workers, model), workers);
+  EXPECT_EQ(deviceBenchArgs(workers, model),
+            (std::vector<std::string>{"--task_topology_group_count=2",
+                                      "--device_allocator=caching"}));
+  model.device = "local-sync";
+  EXPECT_EQ(deviceBenchArgs({}, model),
+            (std::vector<std::string>{"--device_allocator=caching"}));
+  // Not on a GPU, and not over the user's own allocator.
+  model.device = "hip://0";
+  EXPECT_TRUE(deviceBenchArgs({}, model).empty());
+  model.device = "local-sync";
+  model.flags = {"--device_allocator=default"};
+  EXPECT_TRUE(deviceBenchArgs({}, model).empty());
   // The user's own batch stands.
   BenchRequest own = dispatch;
   own.device = "local-task";
