@@ -59,6 +59,8 @@ def iree_samples(bin_dir, vmfb, function, inputs, threads, extra=()):
              f"--function={function}", *device_flags(threads),
              *[f"--input={i}" for i in inputs], *extra,
              f"--benchmark_repetitions={REPETITIONS}",
+             # As Retune times models: the first run warms up, unsampled.
+             "--benchmark_min_warmup_time=0.1",
              "--benchmark_report_aggregates_only=false",
              f"--benchmark_out={out.name}", "--benchmark_out_format=json"],
             check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

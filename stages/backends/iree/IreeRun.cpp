@@ -128,11 +128,15 @@ std::vector<std::string> benchArgs(const BenchRequest &request) {
   }
   if (!request.function.empty())
     args.push_back("--function=" + request.function);
-  bool ownSampleTime = llvm::any_of(request.flags, [](StringRef flag) {
-    return flag.starts_with("--benchmark_min_time");
-  });
-  if (!ownSampleTime)
+  auto flagsSet = [&](StringRef prefix) {
+    return llvm::any_of(request.flags, [&](StringRef flag) {
+      return flag.starts_with(prefix);
+    });
+  };
+  if (!flagsSet("--benchmark_min_time"))
     args.push_back(kSampleTimeFlag.str());
+  if (!request.function.empty() && !flagsSet("--benchmark_min_warmup_time"))
+    args.push_back(kModelWarmupFlag.str());
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   return args;
 }

@@ -91,6 +91,15 @@ struct BenchRequest {
 inline constexpr llvm::StringLiteral kSampleTimeFlag =
     "--benchmark_min_time=0.1s";
 
+/// A whole model runs a tenth of a second before its first sample: the
+/// first run of a process faults in the caching allocator's pool and warms
+/// the caches, and its sample stood out (PP-OCRv4's detector, 1 thread:
+/// 236-261 ms first, 170-211 ms after, in every process), which widened the
+/// spread that a spec must beat. With it: 166-175 ms throughout. A
+/// profile, which counts calls, sets it to 0.
+inline constexpr llvm::StringLiteral kModelWarmupFlag =
+    "--benchmark_min_warmup_time=0.1";
+
 std::vector<std::string> benchArgs(const BenchRequest &request);
 
 /// Dispatches a dispatch benchmark records per timed iteration on a device

@@ -559,4 +559,20 @@ TEST(IreeBenchArgs, EachSampleRunsATenthOfASecondUnlessTheFlagsSayOtherwise) {
   EXPECT_EQ(llvm::count(args, "--benchmark_min_time=10x"), 1);
 }
 
+TEST(IreeBenchArgs, AWholeModelWarmsUpBeforeItsFirstSample) {
+  BenchRequest dispatch;
+  dispatch.vmfbPath = "m.vmfb";
+  dispatch.device = "local-sync";
+  EXPECT_EQ(llvm::count(benchArgs(dispatch), "--benchmark_min_warmup_time=0.1"),
+            0);
+  BenchRequest model = dispatch;
+  model.function = "main_graph";
+  EXPECT_EQ(llvm::count(benchArgs(model), "--benchmark_min_warmup_time=0.1"), 1);
+  // A profile counts calls: its own "no warm-up" stands.
+  model.flags = {"--benchmark_min_warmup_time=0"};
+  std::vector<std::string> args = benchArgs(model);
+  EXPECT_EQ(llvm::count(args, "--benchmark_min_warmup_time=0.1"), 0);
+  EXPECT_EQ(llvm::count(args, "--benchmark_min_warmup_time=0"), 1);
+}
+
 } // namespace

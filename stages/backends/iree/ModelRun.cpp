@@ -224,8 +224,10 @@ Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
   request.repetitions = 1;
   request.jsonPath = runOptions.inWork(tag + ".profile.bench.json");
   request.logPath = runOptions.inWork(tag + ".profile.log");
-  // Exactly `runs` calls: the counts divide into calls per run.
+  // Exactly `runs` calls, none to warm up: the counts divide into calls
+  // per run.
   request.flags.push_back(formatv("--benchmark_min_time={0}x", runs).str());
+  request.flags.push_back("--benchmark_min_warmup_time=0");
   request.flags.push_back(
       ("--device_profiling_mode=" + profilingModeFor(runOptions.device)).str());
   request.flags.push_back("--device_profiling_output=" + bundle);
