@@ -224,11 +224,12 @@ bool onlyMovesData(const TextFile &file, const OpNode &op, unsigned numInputs) {
 }
 
 /// A one-input op of parallel loops that only moves data is tuned, on CPU
-/// targets, as an elementwise problem: IREE's own config for it can be varied (on the
-/// PP-OCRv4 detector a 24x410881 transpose took 13% of the model with
-/// IREE's 16x16 register tile and 4.8x less time with 8x8). Roles as the
-/// mlir-cpu backend gives them: 'v' on the innermost dim of the input and of
-/// the output (two dims for a transpose), 'p' elsewhere.
+/// targets, as an elementwise problem whose candidates vary IREE's own
+/// config (a 24x410881 transpose of the PP-OCRv4 detector: 27 ms with
+/// IREE's 16x16 register tile, 5.6 ms with 8x8 on the dispatch benchmark;
+/// 1.23x in the model, docs/iree-backend.md). Roles as the mlir-cpu backend
+/// gives them: 'v' on the innermost dim of the input and of the output (two
+/// dims for a transpose), 'p' elsewhere.
 std::optional<std::string> dataMovementRoles(const TextFile &file,
                                              const OpNode &op,
                                              ArrayRef<mlir::AffineMap> maps,
