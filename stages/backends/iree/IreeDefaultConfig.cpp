@@ -248,7 +248,8 @@ registerVariants(const IreeRootConfig &config, const Problem &problem) {
 /// loops), one 32-byte register of elements a side, then half that: IREE
 /// lowers an 8x8 f32 vector transpose with x86 shuffles, and on the
 /// PP-OCRv4 detector a 24x410881 transpose ran in 27 ms with IREE's 16x16
-/// register tile and in 5.6 ms with 8x8 (1 thread).
+/// register tile and in 5.6 ms with 8x8 on the dispatch benchmark (1
+/// thread; in the model 12.3 -> 10.0 ms, docs/iree-backend.md).
 static std::vector<DistributionVariant>
 transposeVariants(const IreeRootConfig &config, const Problem &problem) {
   SmallVector<unsigned> lanes = problem.dimsWithRole('v');

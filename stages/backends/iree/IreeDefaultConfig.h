@@ -64,7 +64,7 @@ struct DistributionVariant {
 /// left out (it is the baseline), at most `count`:
 /// - for a transpose (an elementwise problem with two 'v' loops), first
 ///   square register tiles on those loops, a 32-byte register of elements
-///   a side, then half (x86's 8x8 f32 transpose: 27 -> 5.6 ms on a
+///   a side, then half (x86's 8x8 f32 transpose: 27 -> 5.6 ms alone, on a
 ///   24x410881 transpose that IREE gave a 16x16 tile);
 /// - register tiles first: on each parallel loop IREE vectorizes, a
 ///   divisor of its workgroup tile within 4x of IREE's register tile, with
