@@ -46,10 +46,6 @@ std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
 
 std::string poolOf(size_t device) { return "device_" + std::to_string(device); }
 
-/// IREE's CPU drivers (`local-sync`, `local-task`): the device is this
-/// machine, so a measurement must not share it with compiles.
-bool isHostDevice(StringRef device) { return device.starts_with("local"); }
-
 /// The iree stage tools (inputs of the plan edge).
 std::vector<std::string> ireeStageTools() {
   return {"retune-iree-flags",   "retune-iree-dump",  "retune-iree-candidates",
@@ -93,7 +89,7 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   // On this CPU the dump times every dispatch for the shares (time x calls:
   // FLOPs mislead there, e.g. on matvecs); GPU shares stay FLOPs x calls.
   w.variable("dump_time_flags",
-             isHostDevice(i.devices.front())
+             iree::isHostDevice(i.devices.front())
                  ? shellQuote("--device=" + i.devices.front()) +
                        " --repetitions " + std::to_string(i.repetitions)
                  : "");
@@ -152,7 +148,7 @@ std::string writeIreeCandidateEdges(NinjaWriter &w, const TuneConfig &config,
     // On the host CPU, compiles running beside a bench inflate its samples
     // (27-35 ms instead of 12 measured): benches wait for the round's
     // compiles.
-    if (isHostDevice(devices[device]))
+    if (iree::isHostDevice(devices[device]))
       orderOnly.push_back(round.compiledPhony);
     w.build({{output.str()},
              {},

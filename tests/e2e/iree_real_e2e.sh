@@ -126,9 +126,11 @@ expect_contains "$(json_field "$tr/build/dispatches/index.json" \
   '[(e["problem"]["kind"], e["problem"]["dim_roles"]) for e in d["dispatches"]]')" \
   "[('elementwise', 'vv')]" "the transpose is read as data movement"
 tid=$(json_field "$tr/build/dispatches/index.json" 'd["dispatches"][0]["id"]')
+# Which square tile comes first depends on IREE's own config for this CPU
+# (8x8 where IREE picks 16x16, as on AVX-512; 4x4 where it picks 8x8).
 expect_contains "$(json_field "$tr/build/candidates/$tid/index.json" \
-  '[c["config"]["vector_common_parallel"] for c in d["candidates"]][:1]')" \
-  "[[8, 8]]" "its first candidate is the square 8x8 register tile"
+  'len(set(d["candidates"][0]["config"]["vector_common_parallel"])) == 1')" \
+  "True" "its first candidate is a square register tile"
 # Each candidate's spec matched the dispatch: its module differs from the
 # baseline's (a DAG matcher that misses leaves the module byte-identical).
 expect_contains "$(python3 - "$tr/build/artifacts/$tid" <<'PY'

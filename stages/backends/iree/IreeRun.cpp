@@ -117,6 +117,14 @@ findDuplicateArtifacts(ArrayRef<CompileRecord> records) {
   return firsts;
 }
 
+/// Whether the request's own flags (the user's, a profile's) set `option`:
+/// then Retune's default for it stays out.
+static bool setsFlag(const BenchRequest &request, StringRef option) {
+  return llvm::any_of(request.flags, [&](StringRef flag) {
+    return flag.starts_with(option);
+  });
+}
+
 std::vector<std::string> benchArgs(const BenchRequest &request) {
   std::vector<std::string> args = {
       "--device=" + request.device, "--module=" + request.vmfbPath,
@@ -128,14 +136,10 @@ std::vector<std::string> benchArgs(const BenchRequest &request) {
   }
   if (!request.function.empty())
     args.push_back("--function=" + request.function);
-  auto flagsSet = [&](StringRef prefix) {
-    return llvm::any_of(request.flags, [&](StringRef flag) {
-      return flag.starts_with(prefix);
-    });
-  };
-  if (!flagsSet("--benchmark_min_time"))
+  if (!setsFlag(request, "--benchmark_min_time"))
     args.push_back(kSampleTimeFlag.str());
-  if (!request.function.empty() && !flagsSet("--benchmark_min_warmup_time"))
+  if (!request.function.empty() &&
+      !setsFlag(request, "--benchmark_min_warmup_time"))
     args.push_back(kModelWarmupFlag.str());
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   return args;
@@ -208,24 +212,19 @@ Expected<BenchmarkRun> parseBenchmarkJson(StringRef text, StringRef where) {
 }
 
 std::string deviceLockName(StringRef device) {
-  return device.starts_with("local") ? "cpu" : device.str();
+  return isHostDevice(device) ? "cpu" : device.str();
 }
 
 std::vector<std::string>
 deviceBenchArgs(const std::vector<std::string> &deviceFlags,
                 const BenchRequest &request) {
   std::vector<std::string> args = deviceFlags;
-  auto userSets = [&](StringRef prefix) {
-    return llvm::any_of(request.flags, [&](StringRef flag) {
-      return flag.starts_with(prefix);
-    });
-  };
   // Device flags are only given for several workers ([tune] threads > 1).
   if (!deviceFlags.empty() && request.function.empty() &&
-      !userSets("--batch_size"))
+      !setsFlag(request, "--batch_size"))
     args.push_back("--batch_size=" + std::to_string(kThreadedDispatchBatch));
-  if (!request.function.empty() && StringRef(request.device).starts_with("local") &&
-      !userSets("--device_allocator"))
+  if (!request.function.empty() && isHostDevice(request.device) &&
+      !setsFlag(request, "--device_allocator"))
     args.push_back(kCachingAllocatorFlag.str());
   return args;
 }

@@ -79,6 +79,12 @@ Expected<IreeVersion> parseIreeVersion(llvm::StringRef versionOutput);
 /// The one-line warning for a release newer than every known line.
 std::string newerReleaseWarning(const IreeVersion &version);
 
+/// IREE's CPU drivers (`local-sync`, `local-task`): the device is this
+/// machine, so a measurement must not share it with compiles.
+inline bool isHostDevice(llvm::StringRef device) {
+  return device.starts_with("local");
+}
+
 /// The three tools, resolved to absolute paths.
 struct IreeTools {
   std::string compile, opt, benchmark;

@@ -1,6 +1,7 @@
 //===- ModelProfile.cpp - Where a whole model's time goes, per dispatch ---===//
 #include "stages/backends/iree/ModelProfile.h"
 
+#include "stages/backends/iree/IreeTools.h"
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/STLExtras.h"
@@ -11,7 +12,7 @@ using namespace llvm;
 namespace retune::iree {
 
 StringRef profilingModeFor(StringRef device) {
-  return device.starts_with("local-") ? "host-execution" : "dispatch-events";
+  return isHostDevice(device) ? "host-execution" : "dispatch-events";
 }
 
 Expected<std::vector<DispatchTime>> parseDispatchProfile(StringRef jsonl,
