@@ -1,6 +1,7 @@
 //===- IreeReader.cpp - Reading IREE's dumped dispatch benchmarks ---------===//
 #include "stages/backends/iree/IreeReader.h"
 
+#include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/MlirText.h"
 #include "stages/support/FileUtil.h"
 
@@ -230,15 +231,13 @@ bool onlyMovesData(const TextFile &file, const OpNode &op, unsigned numInputs) {
 /// 1.23x in the model, docs/iree-backend.md). Roles as the mlir-cpu backend
 /// gives them: 'v' on the innermost dim of the input and of the output (two
 /// dims for a transpose), 'p' elsewhere.
-std::optional<std::string> dataMovementRoles(const TextFile &file,
-                                             const OpNode &op,
+std::optional<std::string> dataMovementRoles(bool yieldsAnInput,
                                              ArrayRef<mlir::AffineMap> maps,
                                              const Problem &problem) {
   // The GPU spaces tile contractions, convolutions and attention only.
   if (!StringRef(problem.target).starts_with("cpu:") ||
       problem.numInputs != 1 || maps.size() != 2 ||
-      llvm::is_contained(problem.iteratorTypes, "reduction") ||
-      !onlyMovesData(file, op, problem.numInputs))
+      llvm::is_contained(problem.iteratorTypes, "reduction") || !yieldsAnInput)
     return std::nullopt;
   std::string roles(problem.loopRanges.size(), 'p');
   for (mlir::AffineMap map : maps) {
@@ -248,6 +247,87 @@ std::optional<std::string> dataMovementRoles(const TextFile &file,
       roles[map.getDimPosition(map.getNumResults() - 1)] = 'v';
   }
   return roles;
+}
+
+/// Sets the kind and roles of a linalg op's problem (its loops, iterator
+/// types and inputs already read).
+Error classifyLinalgOp(Problem &problem, ArrayRef<mlir::AffineMap> maps,
+                       bool yieldsAnInput, const Twine &where) {
+  if (std::optional<std::string> roles =
+          dataMovementRoles(yieldsAnInput, maps, problem)) {
+    problem.kind = OpKind::Elementwise;
+    problem.dimRoles = std::move(*roles);
+    return Error::success();
+  }
+  Expected<std::pair<OpKind, std::string>> kind =
+      classify(maps, problem.iteratorTypes, problem.numInputs,
+               /*attention=*/false, where);
+  if (!kind)
+    return kind.takeError();
+  problem.kind = kind->first;
+  problem.dimRoles = kind->second;
+  return Error::success();
+}
+
+/// Sets the kind, roles and iterator types of an attention problem.
+Error classifyAttention(Problem &problem, ArrayRef<mlir::AffineMap> maps,
+                        const Twine &where) {
+  Expected<std::pair<OpKind, std::string>> kind =
+      classify(maps, {}, problem.numInputs, /*attention=*/true, where);
+  if (!kind)
+    return kind.takeError();
+  problem.kind = kind->first;
+  problem.dimRoles = kind->second;
+  for (char role : problem.dimRoles)
+    problem.iteratorTypes.push_back(
+        role == 'k' || role == 'l' ? "reduction" : "parallel");
+  return Error::success();
+}
+
+/// The loop ranges of an op from its maps and its operands' static shapes:
+/// each loop takes the size of the first operand dim it indexes alone.
+SmallVector<int64_t> loopRangesFromShapes(ArrayRef<mlir::AffineMap> maps,
+                                          ArrayRef<mlir::Type> operandTypes) {
+  SmallVector<int64_t> ranges(maps.front().getNumDims(),
+                              mlir::ShapedType::kDynamic);
+  for (auto [map, type] : llvm::zip(maps, operandTypes)) {
+    auto shaped = dyn_cast<mlir::ShapedType>(type);
+    if (!shaped)
+      continue;
+    for (auto [i, expr] : llvm::enumerate(map.getResults()))
+      if (auto dim = dyn_cast<mlir::AffineDimExpr>(expr))
+        if (ranges[dim.getPosition()] == mlir::ShapedType::kDynamic)
+          ranges[dim.getPosition()] = shaped.getDimSize(i);
+  }
+  return ranges;
+}
+
+/// Parses an operand's type and records its element type.
+Error addOperandType(Problem &problem, SmallVectorImpl<mlir::Type> &types,
+                     StringRef text, mlir::MLIRContext &context,
+                     const DiagnosticCapture &diagnostics, const Twine &where) {
+  mlir::Type type = mlir::parseType(text, &context);
+  if (!type)
+    return makeError(where + ": cannot parse operand type '" + text +
+                     "': " + diagnostics.message);
+  types.push_back(type);
+  mlir::Type element = type;
+  if (auto shaped = dyn_cast<mlir::ShapedType>(type))
+    element = shaped.getElementType();
+  problem.elementTypes.push_back(printType(element));
+  return Error::success();
+}
+
+/// Refuses dynamic loops and records the maps as text.
+Expected<Problem> sealProblem(Problem problem, ArrayRef<mlir::AffineMap> maps,
+                              const Twine &where) {
+  for (int64_t range : problem.loopRanges)
+    if (range == mlir::ShapedType::kDynamic || range < 0)
+      return makeError(where + ": dynamic loop range in '" + problem.opName +
+                       "'; only static shapes are tuned");
+  for (mlir::AffineMap map : maps)
+    problem.indexingMaps.push_back(printMap(map));
+  return problem;
 }
 
 Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
@@ -272,17 +352,10 @@ Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
   problem.target = target.str();
   problem.numInputs = ins->types.size();
   SmallVector<mlir::Type> operandTypes;
-  for (const std::string &text : llvm::concat<std::string>(ins->types, outs->types)) {
-    mlir::Type type = mlir::parseType(text, context.get());
-    if (!type)
-      return makeError(where + ": cannot parse operand type '" + text +
-                       "': " + diagnostics.message);
-    operandTypes.push_back(type);
-    mlir::Type element = type;
-    if (auto shaped = dyn_cast<mlir::ShapedType>(type))
-      element = shaped.getElementType();
-    problem.elementTypes.push_back(printType(element));
-  }
+  for (const std::string &text : llvm::concat<std::string>(ins->types, outs->types))
+    if (Error err = addOperandType(problem, operandTypes, text, *context,
+                                   diagnostics, where))
+      return std::move(err);
 
   SmallVector<mlir::AffineMap> maps;
   if (op.name == "iree_linalg_ext.attention") {
@@ -301,25 +374,9 @@ Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
     if (maps.size() != operandTypes.size())
       return makeError(where + ": attention has " + Twine(maps.size()) +
                        " maps for " + Twine(operandTypes.size()) + " operands");
-    unsigned numDims = maps.front().getNumDims();
-    problem.loopRanges.assign(numDims, mlir::ShapedType::kDynamic);
-    for (auto [map, type] : llvm::zip(maps, operandTypes)) {
-      auto shaped = dyn_cast<mlir::ShapedType>(type);
-      if (!shaped)
-        continue;
-      for (auto [i, expr] : llvm::enumerate(map.getResults()))
-        if (auto dim = dyn_cast<mlir::AffineDimExpr>(expr))
-          problem.loopRanges[dim.getPosition()] = shaped.getDimSize(i);
-    }
-    Expected<std::pair<OpKind, std::string>> kind =
-        classify(maps, {}, problem.numInputs, /*attention=*/true, where);
-    if (!kind)
-      return kind.takeError();
-    problem.kind = kind->first;
-    problem.dimRoles = kind->second;
-    for (char role : problem.dimRoles)
-      problem.iteratorTypes.push_back(
-          role == 'k' || role == 'l' ? "reduction" : "parallel");
+    problem.loopRanges = loopRangesFromShapes(maps, operandTypes);
+    if (Error err = classifyAttention(problem, maps, where))
+      return std::move(err);
   } else if (StringRef(op.name).starts_with("linalg.")) {
     // Rebuild the op with fresh operands (and, for ops with a region, a
     // trivial body) so that upstream MLIR can parse it in isolation.
@@ -395,31 +452,87 @@ Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
     for (mlir::utils::IteratorType it : linalgOp.getIteratorTypesArray())
       problem.iteratorTypes.push_back(
           mlir::utils::stringifyIteratorType(it).str());
-    if (std::optional<std::string> roles =
-            dataMovementRoles(file, op, maps, problem)) {
-      problem.kind = OpKind::Elementwise;
-      problem.dimRoles = std::move(*roles);
-    } else {
-      Expected<std::pair<OpKind, std::string>> kind =
-          classify(maps, problem.iteratorTypes, problem.numInputs,
-                   /*attention=*/false, where);
-      if (!kind)
-        return kind.takeError();
-      problem.kind = kind->first;
-      problem.dimRoles = kind->second;
-    }
+    if (Error err = classifyLinalgOp(
+            problem, maps, onlyMovesData(file, op, problem.numInputs), where))
+      return std::move(err);
   } else {
     return makeError(where + ": root op '" + op.name +
                      "' is not a linalg op or iree_linalg_ext.attention; it "
                      "is not tuned");
   }
-  for (int64_t range : problem.loopRanges)
-    if (range == mlir::ShapedType::kDynamic || range < 0)
-      return makeError(where + ": dynamic loop range in '" + op.name +
-                       "'; only static shapes are tuned");
-  for (mlir::AffineMap map : maps)
-    problem.indexingMaps.push_back(printMap(map));
-  return problem;
+  return sealProblem(std::move(problem), maps, where);
+}
+
+/// The Problem of `op` as IREE's own library reads it: its operands' types,
+/// its indexing maps (implicit ones too), its iterator types (named ops:
+/// a loop no init indexes is a reduction) and its body.
+Expected<Problem> problemFromIreeOp(const IreeIrOp &op, StringRef target,
+                                    StringRef fileName) {
+  std::string where = (fileName + ":" + Twine(op.line())).str();
+  std::string name = op.name().str();
+  bool attention = name == "iree_linalg_ext.attention";
+  if (!attention && !StringRef(name).starts_with("linalg."))
+    return makeError(where + ": root op '" + name +
+                     "' is not a linalg op or iree_linalg_ext.attention; it "
+                     "is not tuned");
+  std::unique_ptr<mlir::MLIRContext> context = makeContext();
+  DiagnosticCapture diagnostics(*context);
+  Problem problem;
+  problem.opName = name;
+  problem.target = target.str();
+  // Destination-passing style on tensors: one init per result.
+  problem.numInputs = op.numOperands() - op.numResults();
+  SmallVector<mlir::Type> operandTypes;
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    if (Error err = addOperandType(problem, operandTypes, op.operandType(i),
+                                   *context, diagnostics, where))
+      return std::move(err);
+  std::string mapsText = op.linalgIndexingMaps();
+  if (mapsText.empty())
+    return makeError(where + ": root op '" + name +
+                     "' has no indexing maps (not a structured op); it is "
+                     "not tuned");
+  auto array = dyn_cast_if_present<mlir::ArrayAttr>(
+      mlir::parseAttribute(mapsText, context.get()));
+  SmallVector<mlir::AffineMap> maps;
+  if (array)
+    for (mlir::Attribute attr : array)
+      if (auto map = dyn_cast<mlir::AffineMapAttr>(attr))
+        maps.push_back(map.getValue());
+  if (maps.empty() || maps.size() != operandTypes.size())
+    return makeError(where + ": '" + name + "' has " + Twine(maps.size()) +
+                     " indexing maps for " + Twine(operandTypes.size()) +
+                     " operands");
+  problem.loopRanges = loopRangesFromShapes(maps, operandTypes);
+  if (attention) {
+    if (Error err = classifyAttention(problem, maps, where))
+      return std::move(err);
+    return sealProblem(std::move(problem), maps, where);
+  }
+  if (std::string iterators = op.attr("iterator_types"); !iterators.empty()) {
+    auto types = dyn_cast_if_present<mlir::ArrayAttr>(
+        mlir::parseAttribute(iterators, context.get()));
+    if (types)
+      for (mlir::Attribute attr : types)
+        if (auto it = dyn_cast<mlir::linalg::IteratorTypeAttr>(attr))
+          problem.iteratorTypes.push_back(
+              mlir::utils::stringifyIteratorType(it.getValue()).str());
+    if (problem.iteratorTypes.size() != maps.front().getNumDims())
+      return makeError(where + ": cannot read the iterator types " +
+                       iterators + ": " + diagnostics.message);
+  } else {
+    for (unsigned d = 0, e = maps.front().getNumDims(); d < e; ++d) {
+      bool indexedByInit = llvm::any_of(
+          ArrayRef(maps).drop_front(problem.numInputs),
+          [&](mlir::AffineMap map) { return map.isFunctionOfDim(d); });
+      problem.iteratorTypes.push_back(indexedByInit ? "parallel"
+                                                    : "reduction");
+    }
+  }
+  if (Error err = classifyLinalgOp(
+          problem, maps, op.onlyYieldsAnInput(problem.numInputs), where))
+    return std::move(err);
+  return sealProblem(std::move(problem), maps, where);
 }
 
 /// Top-level `#alias = ...` / `!alias = ...` definitions, as text.
@@ -536,7 +649,16 @@ Expected<Problem> problemFromRootOp(StringRef opText, StringRef target,
   return problemFromOp(**parsed, (*parsed)->ops().front(), "", target);
 }
 
-Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName) {
+namespace {
+const char *const kNoRootOp =
+    ": no op carries 'root_op'; dump with "
+    "--iree-codegen-add-tuner-attributes (v3.11+) or "
+    "--iree-config-add-tuner-attributes (v3.10 and older)";
+const char *const kNotABenchmark =
+    ": no hal.executable.variant; is this a file from "
+    "--iree-hal-dump-executable-benchmarks-to?";
+
+Expected<IreeDispatch> readDispatchAsText(StringRef text, StringRef fileName) {
   Expected<std::unique_ptr<TextFile>> parsed = TextFile::parse(text, fileName);
   if (!parsed)
     return parsed.takeError();
@@ -553,8 +675,7 @@ Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName) {
       dispatch.benchmarkFunction = file.symbolName(op).value_or("");
   });
   if (!variant)
-    return makeError(fileName + ": no hal.executable.variant; is this a file "
-                                "from --iree-hal-dump-executable-benchmarks-to?");
+    return makeError(fileName + kNotABenchmark);
   dispatch.variant = file.symbolName(*variant).value_or("");
   size_t open = findGroup(file, *variant, "target");
   if (open == SIZE_MAX)
@@ -586,10 +707,7 @@ Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName) {
   for (const std::vector<OpNode> &region : variant->regions)
     visit(region, "");
   if (roots.empty())
-    return makeError(fileName +
-                     ": no op carries 'root_op'; dump with "
-                     "--iree-codegen-add-tuner-attributes (v3.11+) or "
-                     "--iree-config-add-tuner-attributes (v3.10 and older)");
+    return makeError(fileName + kNoRootOp);
   if (roots.size() > 1)
     return makeError(file.where(roots[1].first->line) +
                      ": multiple root ops in one dispatch; only one is "
@@ -603,6 +721,74 @@ Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName) {
     return problem.takeError();
   dispatch.problem = std::move(*problem);
   return dispatch;
+}
+
+/// The dispatch of a file IREE's library parsed.
+Expected<IreeDispatch> readDispatchWithIree(const IreeIrModule &module,
+                                            StringRef fileName) {
+  IreeDispatch dispatch;
+  std::optional<IreeIrOp> variant;
+  SmallVector<std::pair<IreeIrOp, std::string>> roots;
+  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp> ancestors) {
+    StringRef name = op.name();
+    if (name == "hal.executable" && dispatch.executable.empty())
+      dispatch.executable = op.symbolName();
+    if (name == "hal.executable.variant" && !variant)
+      variant = op;
+    if (name == "util.func" && dispatch.benchmarkFunction.empty() &&
+        StringRef(op.attr("iree.reflection"))
+            .contains("iree.benchmark = \"dispatch\""))
+      dispatch.benchmarkFunction = op.symbolName();
+    bool inVariant = llvm::any_of(ancestors, [](const IreeIrOp &a) {
+      return a.name() == "hal.executable.variant";
+    });
+    if (!inVariant)
+      return;
+    if (name == "hal.executable.export" && dispatch.exportName.empty())
+      dispatch.exportName = op.symbolName();
+    if (op.hasAttr("root_op")) {
+      std::string func;
+      for (const IreeIrOp &a : ancestors)
+        if (a.name() == "func.func")
+          func = a.symbolName();
+      roots.push_back({op, func});
+    }
+  });
+  if (!variant)
+    return makeError(fileName + kNotABenchmark);
+  dispatch.variant = variant->symbolName();
+  std::string where = (fileName + ":" + Twine(variant->line())).str();
+  Expected<IreeTarget> target = readIreeTarget(variant->attr("target"), where);
+  if (!target)
+    return target.takeError();
+  dispatch.target = std::move(*target);
+  if (roots.empty())
+    return makeError(fileName + kNoRootOp);
+  if (roots.size() > 1)
+    return makeError(fileName + ":" + Twine(roots[1].first.line()) +
+                     ": multiple root ops in one dispatch; only one is "
+                     "supported (as in amdsharktuner)");
+  const IreeIrOp &root = roots.front().first;
+  dispatch.funcName = roots.front().second;
+  dispatch.rootOpText = root.print();
+  Expected<Problem> problem =
+      problemFromIreeOp(root, dispatch.target.problemTarget(), fileName);
+  if (!problem)
+    return problem.takeError();
+  dispatch.problem = std::move(*problem);
+  return dispatch;
+}
+} // namespace
+
+Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName,
+                                        const IreeIrLibrary *library) {
+  if (!library)
+    return readDispatchAsText(text, fileName);
+  Expected<std::unique_ptr<IreeIrModule>> module =
+      library->parse(text, fileName);
+  if (!module)
+    return module.takeError();
+  return readDispatchWithIree(**module, fileName);
 }
 
 namespace {
@@ -744,6 +930,40 @@ runDispatchCallCount(const IreeTools &tools, StringRef model,
   return countDispatchCalls(*text);
 }
 
+namespace {
+/// The dispatch of a stripped benchmark, and the file every candidate is
+/// compiled from: the same without `root_op` and without the
+/// lowering_config that IREE's strip pass leaves on data tiling's
+/// linalg.unpack (with it IREE 3.13 fails to configure the dispatch: "failed
+/// to set lowering configuration"). IREE's library edits the IR where it is
+/// present; the text reader where not.
+Expected<std::pair<IreeDispatch, std::string>>
+readAndUnmark(StringRef text, StringRef fileName, const IreeIrLibrary *library) {
+  if (library) {
+    Expected<std::unique_ptr<IreeIrModule>> module =
+        library->parse(text, fileName);
+    if (!module)
+      return module.takeError();
+    Expected<IreeDispatch> dispatch = readDispatchWithIree(**module, fileName);
+    if (!dispatch)
+      return dispatch.takeError();
+    (*module)->removeAttrEverywhere("root_op");
+    (*module)->removeAttrEverywhere("lowering_config");
+    return std::make_pair(std::move(*dispatch), (*module)->print());
+  }
+  Expected<IreeDispatch> dispatch = readDispatchAsText(text, fileName);
+  if (!dispatch)
+    return dispatch.takeError();
+  Expected<std::string> unmarked = dropRootOp(text, fileName);
+  if (!unmarked)
+    return unmarked.takeError();
+  Expected<std::string> clean = dropLoweringConfigs(*unmarked, fileName);
+  if (!clean)
+    return clean.takeError();
+  return std::make_pair(std::move(*dispatch), std::move(*clean));
+}
+} // namespace
+
 Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
                                        StringRef benchmarkFile,
                                        StringRef outputFile, StringRef logPath,
@@ -762,21 +982,14 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
   sys::fs::remove(stripped);
   if (!text)
     return text.takeError();
-  Expected<IreeDispatch> dispatch = readIreeDispatch(*text, benchmarkFile);
-  if (!dispatch)
-    return dispatch.takeError();
-  Expected<std::string> unmarked = dropRootOp(*text, benchmarkFile);
-  if (!unmarked)
-    return unmarked.takeError();
-  // iree-codegen-strip-compilation-info leaves the lowering_config that data
-  // tiling puts on linalg.unpack; with it IREE 3.13 fails to configure the
-  // dispatch ("failed to set lowering configuration").
-  Expected<std::string> clean = dropLoweringConfigs(*unmarked, benchmarkFile);
-  if (!clean)
-    return clean.takeError();
-  if (Error err = writeFileIfChanged(outputFile, *clean))
+  Expected<std::pair<IreeDispatch, std::string>> read =
+      readAndUnmark(*text, benchmarkFile,
+                    IreeIrLibrary::forTool(tools.compile));
+  if (!read)
+    return read.takeError();
+  if (Error err = writeFileIfChanged(outputFile, read->second))
     return std::move(err);
-  return dispatch;
+  return std::move(read->first);
 }
 
 std::string targetFamily(StringRef mlirText, StringRef fileName) {

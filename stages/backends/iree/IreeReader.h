@@ -2,7 +2,8 @@
 //
 // `iree-compile --iree-hal-dump-executable-benchmarks-to=<dir>` writes one
 // MLIR file per executable variant. This reads such a file (configured or
-// stripped) with the focused reader (MlirText.h): the executable target, the
+// stripped) with IREE's own library (IreeIr.h), or where that is absent with
+// the focused reader (MlirText.h): the executable target, the
 // root op marked by `--iree-codegen-add-tuner-attributes`, and from it the
 // Problem. The root op itself, when it is an upstream linalg op, is cut out,
 // given fresh operands and parsed by MLIR's linalg dialect, so named ops'
@@ -66,10 +67,14 @@ struct IreeDispatch {
   std::string rootOpText;
 };
 
+class IreeIrLibrary;
+
 /// Reads a benchmark (or any file holding one hal.executable.variant with a
-/// root op). Errors name the file and line and say what to do.
+/// root op): with IREE's own library (IreeIr.h) when given, else with the
+/// text reader. Errors name the file and line and say what to do.
 Expected<IreeDispatch> readIreeDispatch(llvm::StringRef text,
-                                        llvm::StringRef fileName);
+                                        llvm::StringRef fileName,
+                                        const IreeIrLibrary *library = nullptr);
 
 /// Every executable target in a file (for fixtures and model dumps).
 Expected<std::vector<IreeTarget>> readIreeTargets(llvm::StringRef text,

@@ -1,0 +1,127 @@
+//===- IreeIr.h - IREE's IR read and written by IREE's own library -*- C++ -*-===//
+//
+// IREE's compiler ships as one shared library (libIREECompiler.so, beside
+// iree-compile: `iree/compiler/_mlir_libs/` in a pip install, `lib/` in a
+// source build) with MLIR's C API and every IREE dialect registered. Retune
+// loads it at run time, so IREE's own parser, printer and verifiers read and
+// edit IREE's files: a release's syntax is the release's business, not a
+// table here. amdsharktuner does the same through IREE's Python bindings.
+//
+// The library is optional: where it is absent (the fakes in tests/fakes, an
+// installation without it) the focused text reader (MlirText.h) reads the
+// same files, and tests compare the two on recorded IREE 3.13 files.
+//
+// Not thread-safe: one context per process, used by one thread.
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_IREE_IREEIR_H
+#define RETUNE_IREE_IREEIR_H
+
+#include "stages/support/LLVM.h"
+
+#include <functional>
+#include <memory>
+#include <string>
+
+namespace retune::iree {
+
+/// libIREECompiler.so of the installation `compileTool` belongs to, or ""
+/// when that installation has none.
+std::string findCompilerLibrary(StringRef compileTool);
+
+class IreeIrLibrary;
+
+/// One operation of a parsed file (a view; the module owns it).
+class IreeIrOp {
+public:
+  StringRef name() const;
+  /// The op's `sym_name`, or "".
+  std::string symbolName() const;
+  /// Line of the op in the file it was parsed from, or 0.
+  unsigned line() const;
+  /// Whether the op has attribute `name` (inherent or discardable).
+  bool hasAttr(StringRef name) const;
+  /// Attribute `name` as IREE prints it, or "" when absent.
+  std::string attr(StringRef name) const;
+  /// Removes discardable attribute `name`; true when it was there.
+  bool removeAttr(StringRef name) const;
+  unsigned numOperands() const;
+  unsigned numResults() const;
+  /// The type of operand `i` as IREE prints it.
+  std::string operandType(unsigned i) const;
+  /// The indexing maps of a linalg op as IREE prints them (its
+  /// `indexing_maps` attribute, implicit for named ops), or "".
+  std::string linalgIndexingMaps() const;
+  /// True when the op's one region is one block holding only a terminator
+  /// that yields block argument `i` for some `i < numInputs`.
+  bool onlyYieldsAnInput(unsigned numInputs) const;
+  /// The op as IREE prints it, aliases written out.
+  std::string print() const;
+  /// The ops nested in the op's regions, in order (one level).
+  std::vector<IreeIrOp> children() const;
+
+private:
+  friend class IreeIrModule;
+  IreeIrOp(const IreeIrLibrary &library, void *op) : lib(&library), op(op) {}
+  const IreeIrLibrary *lib;
+  void *op;
+};
+
+/// A file parsed by IREE.
+class IreeIrModule {
+public:
+  ~IreeIrModule();
+  IreeIrOp op() const { return IreeIrOp(*lib, module); }
+  /// Every op, pre-order; `fn` gets the op and its ancestors (outermost
+  /// first, the module excluded).
+  void walk(const std::function<void(IreeIrOp, ArrayRef<IreeIrOp>)> &fn) const;
+  /// Removes discardable attribute `name` from every op; how many had it.
+  unsigned removeAttrEverywhere(StringRef name) const;
+  /// The file as IREE prints it.
+  std::string print() const;
+  /// IREE's verifier; the error gives its diagnostics as file:line:col.
+  Error verify() const;
+
+private:
+  friend class IreeIrLibrary;
+  IreeIrModule(const IreeIrLibrary &library, void *module)
+      : lib(&library), module(module) {}
+  const IreeIrLibrary *lib;
+  void *module;
+};
+
+/// IREE's compiler library, loaded once per process.
+class IreeIrLibrary {
+public:
+  /// Loads the library at `path` (once; later calls return the same one).
+  /// An error names the file and the missing symbol.
+  static Expected<const IreeIrLibrary *> load(StringRef path);
+  /// The library of `compileTool`'s installation, or null (with a note on
+  /// stderr when it exists but cannot be loaded): callers then read IREE's
+  /// files as text.
+  static const IreeIrLibrary *forTool(StringRef compileTool);
+
+  /// Parses `text` with every IREE dialect registered; an error gives IREE's
+  /// diagnostics as `fileName:line:col: message`.
+  Expected<std::unique_ptr<IreeIrModule>> parse(StringRef text,
+                                                StringRef fileName) const;
+  /// The library's path.
+  StringRef path() const { return libraryPath; }
+
+  struct Api;
+  const Api &api() const { return *functions; }
+  ~IreeIrLibrary();
+
+private:
+  friend class IreeIrModule;
+  IreeIrLibrary() = default;
+  std::string libraryPath;
+  std::unique_ptr<Api> functions;
+  void *session = nullptr;
+  /// The session's context (an MlirContext).
+  void *context = nullptr;
+};
+
+} // namespace retune::iree
+
+#endif // RETUNE_IREE_IREEIR_H

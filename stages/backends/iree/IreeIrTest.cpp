@@ -1,0 +1,170 @@
+//===- IreeIrTest.cpp - IREE's library against the text reader ------------===//
+//
+// Runs with the IREE release in the project's .venv (scripts/setup.sh): IREE's
+// own library reads the recorded 3.13 dumps, and the text reader, which the
+// fakes still use, must agree with it on every one.
+//
+//===----------------------------------------------------------------------===//
+#include "stages/backends/iree/IreeIr.h"
+
+#include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/TestUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/Path.h"
+
+#include <gtest/gtest.h>
+
+using namespace retune;
+using namespace retune::iree;
+using namespace retune::iree::testing;
+
+namespace {
+
+const IreeIrLibrary *projectLibrary() {
+  return IreeIrLibrary::forTool(RETUNE_PROJECT_VENV_BIN "/iree-compile");
+}
+
+#define REQUIRE_IREE_LIBRARY(library)                                          \
+  const IreeIrLibrary *library = projectLibrary();                             \
+  if (!library)                                                                \
+    GTEST_SKIP() << "no IREE compiler library in .venv; run scripts/setup.sh";
+
+/// Every real dump recorded under tests/fakes/data/dumps.
+std::vector<std::string> recordedDumps() {
+  std::vector<std::string> files;
+  std::string root = std::string(RETUNE_SOURCE_DIR) + "/tests/fakes/data/dumps";
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(root, ec), end;
+       it != end && !ec; it.increment(ec))
+    if (llvm::StringRef(it->path()).ends_with("_benchmark.mlir"))
+      files.push_back(it->path());
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+TEST(IreeIr, FindsTheLibraryOfAPipInstallAndNoneBesideOtherTools) {
+  if (!llvm::sys::fs::exists(RETUNE_PROJECT_VENV_BIN "/iree-compile"))
+    GTEST_SKIP() << "no IREE in .venv; run scripts/setup.sh";
+  std::string path = findCompilerLibrary(RETUNE_PROJECT_VENV_BIN "/iree-compile");
+  EXPECT_TRUE(llvm::StringRef(path).ends_with(
+      "/iree/compiler/_mlir_libs/libIREECompiler.so"))
+      << path;
+  EXPECT_EQ(findCompilerLibrary(std::string(RETUNE_FAKES_DIR) + "/iree-compile"),
+            "");
+  EXPECT_EQ(findCompilerLibrary(""), "");
+}
+
+/// The fakes' attention dump is in an older form (indexing_maps in the
+/// attribute dictionary) that IREE 3.13 rejects; 3.13 itself dumps attention
+/// for gfx942 as iree_linalg_ext.online_attention.
+bool isOlderForm(llvm::StringRef path) {
+  return path.ends_with("rocm/module_main_dispatch_2_rocm_hsaco_fb_benchmark.mlir");
+}
+
+TEST(IreeIr, RejectsTheFakesOlderAttentionFormAsIree313Does) {
+  REQUIRE_IREE_LIBRARY(library);
+  std::string path = std::string(RETUNE_SOURCE_DIR) +
+                     "/tests/fakes/data/dumps/rocm/"
+                     "module_main_dispatch_2_rocm_hsaco_fb_benchmark.mlir";
+  ASSERT_TRUE(isOlderForm(path));
+  Expected<IreeDispatch> byIree =
+      readIreeDispatch(readTestFile(path), path, library);
+  ASSERT_FALSE(static_cast<bool>(byIree));
+  std::string message = toString(byIree.takeError());
+  EXPECT_NE(message.find(":20:14: error: properties dictionary is missing "
+                         "required attribute: indexing_maps"),
+            std::string::npos)
+      << message;
+}
+
+TEST(IreeIr, ReadsEveryRecordedDumpAsTheTextReaderDoes) {
+  REQUIRE_IREE_LIBRARY(library);
+  std::vector<std::string> files = recordedDumps();
+  llvm::erase_if(files, [](const std::string &f) { return isOlderForm(f); });
+  // cpu, cpu-transpose, cpu-mmt4d (data tiling: two packs, a batch_mmt4d),
+  // rocm (a matmul, a convolution, one more).
+  ASSERT_EQ(files.size(), 8u);
+  unsigned refused = 0;
+  for (const std::string &path : files) {
+    SCOPED_TRACE(path);
+    std::string text = readTestFile(path);
+    Expected<IreeDispatch> byText = readIreeDispatch(text, path);
+    Expected<IreeDispatch> byIree = readIreeDispatch(text, path, library);
+    if (!byText || !byIree) {
+      // Both refuse it (a pack is not tuned), each with its reason.
+      EXPECT_FALSE(static_cast<bool>(byText));
+      EXPECT_FALSE(static_cast<bool>(byIree));
+      std::string text = byText ? "" : toString(byText.takeError());
+      std::string iree = byIree ? "" : toString(byIree.takeError());
+      EXPECT_NE(iree.find("' has no indexing maps"), std::string::npos) << iree;
+      ++refused;
+      continue;
+    }
+    EXPECT_EQ(byIree->executable, byText->executable);
+    EXPECT_EQ(byIree->variant, byText->variant);
+    EXPECT_EQ(byIree->exportName, byText->exportName);
+    EXPECT_EQ(byIree->funcName, byText->funcName);
+    EXPECT_EQ(byIree->benchmarkFunction, byText->benchmarkFunction);
+    EXPECT_EQ(byIree->target.backend, byText->target.backend);
+    EXPECT_EQ(byIree->target.format, byText->target.format);
+    EXPECT_EQ(byIree->target.arch, byText->target.arch);
+    EXPECT_EQ(byIree->target.sku, byText->target.sku);
+    EXPECT_EQ(byIree->target.cpuFeatures, byText->target.cpuFeatures);
+    EXPECT_EQ(byIree->target.triple, byText->target.triple);
+    const Problem &a = byIree->problem, &b = byText->problem;
+    EXPECT_EQ(a.opName, b.opName);
+    EXPECT_EQ(a.kind, b.kind);
+    EXPECT_EQ(a.numInputs, b.numInputs);
+    EXPECT_EQ(a.indexingMaps, b.indexingMaps);
+    EXPECT_EQ(a.iteratorTypes, b.iteratorTypes);
+    EXPECT_EQ(a.loopRanges, b.loopRanges);
+    EXPECT_EQ(a.dimRoles, b.dimRoles);
+    EXPECT_EQ(a.elementTypes, b.elementTypes);
+    EXPECT_EQ(a.stableId(), b.stableId());
+  }
+  EXPECT_EQ(refused, 2u) << "the two packs of data tiling";
+}
+
+TEST(IreeIr, DropsAttributesAsTheTextReaderDoes) {
+  REQUIRE_IREE_LIBRARY(library);
+  for (const std::string &path : recordedDumps()) {
+    if (isOlderForm(path))
+      continue;
+    SCOPED_TRACE(path);
+    std::string text = readTestFile(path);
+    auto module = library->parse(text, path);
+    ASSERT_TRUE(static_cast<bool>(module)) << toString(module.takeError());
+    EXPECT_EQ((*module)->removeAttrEverywhere("root_op"), 1u);
+    (*module)->removeAttrEverywhere("lowering_config");
+    std::string byText =
+        cantFail(dropLoweringConfigs(cantFail(dropRootOp(text, path)), path));
+    auto reread = library->parse(byText, path);
+    ASSERT_TRUE(static_cast<bool>(reread)) << toString(reread.takeError());
+    EXPECT_EQ((*module)->print(), (*reread)->print());
+    EXPECT_EQ(llvm::StringRef((*module)->print()).count("root_op"), 0u);
+  }
+}
+
+TEST(IreeIr, ParseErrorsGiveIreesDiagnosticWithFileAndLine) {
+  REQUIRE_IREE_LIBRARY(library);
+  auto module = library->parse("module {\n  func.func @f() {\n    %0 = "
+                               "arith.constant 1 : i32\n    return %0\n  }\n}\n",
+                               "broken.mlir");
+  ASSERT_FALSE(static_cast<bool>(module));
+  std::string message = toString(module.takeError());
+  EXPECT_NE(message.find("broken.mlir:4:"), std::string::npos) << message;
+  EXPECT_NE(message.find("error:"), std::string::npos) << message;
+}
+
+TEST(IreeIr, VerifiesWithIreesRules) {
+  REQUIRE_IREE_LIBRARY(library);
+  std::string spec = readTestFile(
+      testdata("fixtures/tuning_spec_matmul.mlir"));
+  auto module = library->parse(spec, "tuning_spec_matmul.mlir");
+  ASSERT_TRUE(static_cast<bool>(module)) << toString(module.takeError());
+  llvm::Error verified = (*module)->verify();
+  EXPECT_FALSE(static_cast<bool>(verified)) << toString(std::move(verified));
+}
+
+} // namespace
