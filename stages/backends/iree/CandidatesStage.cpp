@@ -12,6 +12,7 @@
 
 #include "stages/backends/iree/IreeConstraints.h"
 #include "stages/backends/iree/IreeDefaultConfig.h"
+#include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/core/Selection.h"
@@ -465,7 +466,8 @@ Expected<std::vector<Planned>> planCandidates(const CandidatesOptions &options,
     return text.takeError();
   // The file's root op is no longer marked: only its target is read here.
   Expected<std::vector<IreeTarget>> targets =
-      readIreeTargets(*text, options.dispatchPath);
+      readIreeTargets(*text, options.dispatchPath,
+                      IreeIrLibrary::forTool(options.iree.compile));
   if (!targets)
     return targets.takeError();
   if (targets->empty())
@@ -486,8 +488,10 @@ Error run(const CandidatesOptions &options, ProcessRunner &runner) {
   if (!dispatch)
     return dispatch.takeError();
   const DispatchEntry &entry = *dispatch;
+  // IREE's own verifier where its library is installed (IreeIr.h).
+  const IreeIrLibrary *iree = IreeIrLibrary::forTool(options.iree.compile);
   if (Error err = writeTuningSpec(options.outputDir + "/baseline.spec.mlir",
-                                  emitEmptySpec()))
+                                  emitEmptySpec(), iree))
     return err;
   CandidateIndex index;
   index.dispatch = entry.id;
@@ -520,14 +524,26 @@ Error run(const CandidatesOptions &options, ProcessRunner &runner) {
     else
       planned = std::move(*found);
   }
-  for (auto [n, p] : enumerate(planned)) {
+  unsigned rejected = 0;
+  for (Planned &p : planned) {
+    unsigned n = index.candidates.size();
     std::string file = formatv("{0}.spec.mlir", n).str();
+    // A candidate IREE refuses is data: it is noted and left out.
     if (Error err = writeTuningSpec(options.outputDir + "/" + file,
-                                    emitTuningSpec({p.spec})))
-      return err;
-    index.candidates.push_back(CandidateEntry{static_cast<unsigned>(n), file,
-                                              std::move(p.config), p.cost});
+                                    emitTuningSpec({p.spec}), iree)) {
+      errs() << "retune-iree-candidates: note: " << entry.id
+             << ": a candidate IREE refuses is left out: "
+             << toString(std::move(err)) << "\n";
+      ++rejected;
+      continue;
+    }
+    index.candidates.push_back(
+        CandidateEntry{n, file, std::move(p.config), p.cost});
   }
+  if (rejected)
+    index.note += formatv("{0}{1} candidate(s) refused by IREE's verifier",
+                          index.note.empty() ? "" : "; ", rejected)
+                      .str();
   removeNumberedFiles(options.outputDir, ".spec.mlir", planned.size());
   return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
 }

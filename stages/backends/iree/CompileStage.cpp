@@ -11,6 +11,8 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/CompileStage.h"
 
+#include "stages/backends/iree/IreeIr.h"
+
 #include "cache/CacheKeys.h"
 #include "cache/CachedStep.h"
 #include "stages/backends/iree/IreeReader.h"
@@ -74,7 +76,8 @@ Error runCompileStage(const CompileOptions &options, const char *argv0,
   request.reproducerPath = options.vmfbPath + ".crash.mlir";
   request.logPath = options.recordPath + ".log";
   request.flags = options.iree.compileFlags;
-  request.family = targetFamily(*input, options.inputPath);
+  request.family = targetFamily(*input, options.inputPath,
+                                IreeIrLibrary::forTool(options.iree.compile));
   request.timeoutSeconds = options.timeoutSeconds;
   request.memoryMB = options.memoryMB;
   CachedStep step;

@@ -75,8 +75,7 @@ Error timeDispatches(const DumpOptions &options, const IreeTools &ireeTools,
         request.vmfbPath = formatv("{0}/{1}.vmfb", dir, i).str();
         request.logPath = formatv("{0}/{1}.compile.log", dir, i).str();
         request.flags = options.iree.compileFlags;
-        request.family =
-            targetFamily(found[i].preparedText, found[i].preparedPath);
+        request.family = found[i].dispatch.target.family();
         request.timeoutSeconds = 300;
         compiled[i] = compileCandidate(ireeTools, request);
       });

@@ -611,7 +611,29 @@ Expected<IreeTarget> readIreeTarget(StringRef text, StringRef where) {
 }
 
 Expected<std::vector<IreeTarget>> readIreeTargets(StringRef text,
-                                                  StringRef fileName) {
+                                                  StringRef fileName,
+                                                  const IreeIrLibrary *library) {
+  if (library) {
+    Expected<std::unique_ptr<IreeIrModule>> module =
+        library->parse(text, fileName);
+    if (!module)
+      return module.takeError();
+    std::vector<IreeTarget> targets;
+    Error error = Error::success();
+    (*module)->walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+      if (op.name() != "hal.executable.variant" || error)
+        return;
+      Expected<IreeTarget> target = readIreeTarget(
+          op.attr("target"), (fileName + ":" + Twine(op.line())).str());
+      if (target)
+        targets.push_back(std::move(*target));
+      else
+        error = target.takeError();
+    });
+    if (error)
+      return std::move(error);
+    return targets;
+  }
   Expected<std::unique_ptr<TextFile>> parsed = TextFile::parse(text, fileName);
   if (!parsed)
     return parsed.takeError();
@@ -992,16 +1014,23 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
   return std::move(read->first);
 }
 
-std::string targetFamily(StringRef mlirText, StringRef fileName) {
+std::string IreeTarget::family() const {
+  if (!isGpu())
+    return "cpu";
+  return backend == "cuda" ? "cuda" : "gpu";
+}
+
+std::string targetFamily(StringRef mlirText, StringRef fileName,
+                         const IreeIrLibrary *library) {
   Expected<std::vector<IreeTarget>> targets =
-      readIreeTargets(mlirText, fileName);
+      readIreeTargets(mlirText, fileName, library);
   if (!targets) {
     consumeError(targets.takeError());
     return "gpu";
   }
   for (const IreeTarget &target : *targets)
     if (target.isGpu())
-      return target.backend == "cuda" ? "cuda" : "gpu";
+      return target.family();
   return targets->empty() ? "gpu" : "cpu";
 }
 

@@ -26,6 +26,8 @@
 
 namespace retune::iree {
 
+class IreeIrLibrary;
+
 /// A `#hal.executable.target<"backend", "format", {config}>`.
 struct IreeTarget {
   std::string backend;
@@ -45,6 +47,8 @@ struct IreeTarget {
                               backend == "cuda" || backend == "vulkan-spirv"; }
   /// `Problem::target`: the GPU arch, or "cpu:<cpu>".
   std::string problemTarget() const;
+  /// How a spec reaches the compiler (targetFamily): "cpu", "cuda" or "gpu".
+  std::string family() const;
 };
 
 /// Reads a target attribute's text (`#hal.executable.target<...>` or the
@@ -67,8 +71,6 @@ struct IreeDispatch {
   std::string rootOpText;
 };
 
-class IreeIrLibrary;
-
 /// Reads a benchmark (or any file holding one hal.executable.variant with a
 /// root op): with IREE's own library (IreeIr.h) when given, else with the
 /// text reader. Errors name the file and line and say what to do.
@@ -76,9 +78,11 @@ Expected<IreeDispatch> readIreeDispatch(llvm::StringRef text,
                                         llvm::StringRef fileName,
                                         const IreeIrLibrary *library = nullptr);
 
-/// Every executable target in a file (for fixtures and model dumps).
-Expected<std::vector<IreeTarget>> readIreeTargets(llvm::StringRef text,
-                                                  llvm::StringRef fileName);
+/// Every executable target in a file (for fixtures and model dumps), read
+/// by IREE's library when given.
+Expected<std::vector<IreeTarget>>
+readIreeTargets(llvm::StringRef text, llvm::StringRef fileName,
+                const IreeIrLibrary *library = nullptr);
 
 /// Builds the Problem of one root op given its text (a linalg op or
 /// `iree_linalg_ext.attention`, attributes included) and its target.
@@ -142,7 +146,8 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
 /// "cpu" when the file's executable target is llvm-cpu, "cuda" for CUDA,
 /// else "gpu": how a spec is passed to iree-compile (CPU before v3.11 and
 /// CUDA differ, IreeSyntax::specFlags).
-std::string targetFamily(llvm::StringRef mlirText, llvm::StringRef fileName);
+std::string targetFamily(llvm::StringRef mlirText, llvm::StringRef fileName,
+                         const IreeIrLibrary *library = nullptr);
 
 } // namespace retune::iree
 

@@ -1,6 +1,7 @@
 //===- IreeSpec.cpp - Tuning specs in IREE's format -----------------------===//
 #include "stages/backends/iree/IreeSpec.h"
 
+#include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/TransformText.h"
 #include "stages/core/IndexingMap.h"
 #include "stages/support/FileUtil.h"
@@ -508,7 +509,52 @@ public:
 
 } // namespace
 
-Error verifyTuningSpec(StringRef specText, StringRef fileName) {
+namespace {
+/// IREE's own verifier (run as IREE parses the spec: its attribute rules,
+/// the transform ops, foreach_match's symbols), then what loading needs.
+Error verifyWithIree(const IreeIrLibrary &library, StringRef specText,
+                     StringRef fileName) {
+  Expected<std::unique_ptr<IreeIrModule>> parsed =
+      library.parse(specText, fileName);
+  if (!parsed)
+    return parsed.takeError();
+  IreeIrOp spec = (*parsed)->op();
+  auto where = [&](const IreeIrOp &op) {
+    return (fileName + ":" + Twine(op.line()) + ": ").str();
+  };
+  if (!spec.hasAttr(kWithNamedSequenceAttr))
+    return makeError(where(spec) + "the spec module lacks '" +
+                     kWithNamedSequenceAttr +
+                     "'; IREE refuses to load it (add the attribute)");
+  std::vector<std::string> errors;
+  unsigned entries = 0;
+  for (const IreeIrOp &op : spec.children()) {
+    if (op.name() != "transform.named_sequence" ||
+        !op.hasAttr(kEntrypointAttr))
+      continue;
+    ++entries;
+    std::string argAttrs = op.attr("arg_attrs");
+    if (!StringRef(argAttrs).contains("transform.readonly") &&
+        !StringRef(argAttrs).contains("transform.consumed"))
+      errors.push_back(where(op) + "the argument of entry point @" +
+                       op.symbolName() +
+                       " must be {transform.readonly} or {transform.consumed}");
+  }
+  if (!entries)
+    errors.push_back(where(spec) + "no named sequence carries '" +
+                     kEntrypointAttr.str() +
+                     "'; IREE would apply nothing (mark the entry point, "
+                     "usually @__kernel_config)");
+  if (errors.empty())
+    return Error::success();
+  return makeError(join(errors, "\n"));
+}
+} // namespace
+
+Error verifyTuningSpec(StringRef specText, StringRef fileName,
+                       const IreeIrLibrary *library) {
+  if (library)
+    return verifyWithIree(*library, specText, fileName);
   Expected<std::unique_ptr<TextFile>> file = TextFile::parse(specText, fileName);
   if (!file)
     return file.takeError();
@@ -525,8 +571,9 @@ Error verifyTuningSpec(StringRef specText, StringRef fileName) {
 
 namespace retune::iree {
 
-Error writeTuningSpec(StringRef path, StringRef specText) {
-  if (Error err = verifyTuningSpec(specText, path))
+Error writeTuningSpec(StringRef path, StringRef specText,
+                      const IreeIrLibrary *library) {
+  if (Error err = verifyTuningSpec(specText, path, library))
     return makeError("refusing to write a spec IREE would reject:\n" +
                      toString(std::move(err)));
   return writeHashedFile(path, specText);

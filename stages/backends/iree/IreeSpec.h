@@ -31,6 +31,8 @@ struct SpecEntry {
   std::string decompositionConfig = {};
 };
 
+class IreeIrLibrary;
+
 /// A spec module with one matcher per entry, in order.
 std::string emitTuningSpec(llvm::ArrayRef<SpecEntry> entries);
 
@@ -43,12 +45,16 @@ std::string emitEmptySpec();
 /// entry-point signature, `@__kernel_config` shape, the single
 /// `foreach_match`), then what loading needs (`transform.with_named_sequence`,
 /// an entry point, resolvable matcher/action names, readonly/consumed entry
-/// arguments). Errors are "<file>:<line>: <IREE's message>", one per line.
-llvm::Error verifyTuningSpec(llvm::StringRef specText, llvm::StringRef fileName);
+/// arguments). With IREE's library (IreeIr.h) IREE itself parses and
+/// verifies; without it the text verifier reproduces IREE's rules. Errors are
+/// "<file>:<line>: <IREE's message>", one per line.
+llvm::Error verifyTuningSpec(llvm::StringRef specText, llvm::StringRef fileName,
+                             const IreeIrLibrary *library = nullptr);
 
 /// Verifies `specText` and writes it to `path` (atomically, only when the
 /// bytes change). Every spec the backend writes goes through this.
-llvm::Error writeTuningSpec(llvm::StringRef path, llvm::StringRef specText);
+llvm::Error writeTuningSpec(llvm::StringRef path, llvm::StringRef specText,
+                            const IreeIrLibrary *library = nullptr);
 
 /// Tile sizes of IREE's llvm-cpu lowering config, one entry per loop
 /// (0 = not tiled at that level). Empty levels are left out.

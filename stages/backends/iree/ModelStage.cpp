@@ -17,6 +17,7 @@
 #include "stages/backends/iree/ModelStage.h"
 
 #include "stages/backends/iree/IreeLinker.h"
+#include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
@@ -75,7 +76,9 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
     return text.takeError();
   attempt.specText = std::move(*text);
   std::string specPath = options.run.inWork(tag + ".spec.mlir");
-  if (Error err = writeTuningSpec(specPath, attempt.specText))
+  if (Error err = writeTuningSpec(
+          specPath, attempt.specText,
+          IreeIrLibrary::forTool(options.run.iree.compile)))
     return std::move(err);
   CompileRecord compiled = runner.compile(tag, specPath);
   if (compiled.status != Status::Ok) {
@@ -441,8 +444,9 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   const Attempt &behind = attempts[decision->finalTag];
   bool tuned = !decision->kept.empty();
   // Nothing kept: the empty spec, which leaves the model as compiled.
-  if (Error err = writeTuningSpec(options.finalSpec,
-                                  tuned ? behind.specText : emitTuningSpec({})))
+  if (Error err = writeTuningSpec(
+          options.finalSpec, tuned ? behind.specText : emitTuningSpec({}),
+          IreeIrLibrary::forTool(options.run.iree.compile)))
     return err;
   ModelRecord r = modelRecord(options, *runner, *decision, behind);
   r.inModelTrials = std::move(inModelTrials);

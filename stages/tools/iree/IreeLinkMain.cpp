@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/IreeLinker.h"
+#include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/core/WinnerPruning.h"
 #include "stages/support/FileUtil.h"
@@ -42,7 +43,8 @@ static Error run() {
       *ireeTools, specPaths(*winners), workDir, sys::path::stem(outputPath));
   if (!linked)
     return linked.takeError();
-  return writeTuningSpec(outputPath, *linked);
+  return writeTuningSpec(outputPath, *linked,
+                         IreeIrLibrary::forTool(ireeTools->compile));
 }
 
 int main(int argc, char **argv) {
