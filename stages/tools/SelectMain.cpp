@@ -14,18 +14,9 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-select options");
-static cl::opt<std::string> candidatesPath("candidates", cl::Required,
-                                           cl::desc("candidates/<id>/index.json"),
-                                           cl::cat(category));
-static cl::opt<std::string> resultsDir("results-dir", cl::Required,
-                                       cl::desc("results/<id> directory"),
-                                       cl::cat(category));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("best/<id>.json to write"),
-                                       cl::cat(category));
-static cl::opt<double> margin("margin", cl::init(defaults::kMargin),
-                              cl::desc("minimum relative gain over the baseline"),
-                              cl::cat(category));
+#define RETUNE_STAGE_CATEGORY category
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/Select.def"
 
 static Error run() {
   Expected<CandidateIndex> index = readRecord<CandidateIndex>(

@@ -16,6 +16,7 @@
 #include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <cstdlib>
 #include <map>
 #include <mutex>
 
@@ -33,6 +34,7 @@ namespace retune::iree {
 
 struct IreeIrLibrary::Api {
   void (*globalInitialize)();
+  void (*globalShutdown)();
   iree_compiler_session_t *(*sessionCreate)();
   void (*sessionDestroy)(iree_compiler_session_t *);
   MlirContext (*sessionBorrowContext)(iree_compiler_session_t *);
@@ -76,6 +78,7 @@ struct IreeIrLibrary::Api {
   X(mlirDiagnosticGetLocation)                                                 \
   X(mlirDiagnosticGetSeverity)                                                 \
   X(mlirDiagnosticPrint)                                                       \
+  X(mlirContextEnableMultithreading)                                           \
   X(mlirLinalgGetIndexingMapsAttribute)
 #define RETUNE_DECLARE(name) decltype(&::name) name;
   RETUNE_MLIR_C_API(RETUNE_DECLARE)
@@ -200,6 +203,7 @@ Expected<const IreeIrLibrary *> IreeIrLibrary::load(StringRef path) {
     slot = reinterpret_cast<std::remove_reference_t<decltype(slot)>>(address);
   };
   find(api.globalInitialize, "ireeCompilerGlobalInitialize");
+  find(api.globalShutdown, "ireeCompilerGlobalShutdown");
   find(api.sessionCreate, "ireeCompilerSessionCreate");
   find(api.sessionDestroy, "ireeCompilerSessionDestroy");
   find(api.sessionBorrowContext, "ireeCompilerSessionBorrowContext");
@@ -214,10 +218,22 @@ Expected<const IreeIrLibrary *> IreeIrLibrary::load(StringRef path) {
   MlirContext context = api.sessionBorrowContext(session);
   if (!context.ptr)
     return makeError(path + ": IREE's compiler library gave no context");
+  // Reading needs no thread pool; a pool's workers still running while the
+  // process exits crashed it (the library's static destructors).
+  api.mlirContextEnableMultithreading(context, false);
   library->session = session;
   library->context = context.ptr;
   const IreeIrLibrary *result = library.get();
   loaded[path.str()] = std::move(library);
+  // Registered after the library's own static destructors, so it runs
+  // before them: the session and IREE's globals go first.
+  static bool registered = [] {
+    return std::atexit([] {
+      for (auto &[path, library] : loaded)
+        library->shutdown();
+    }) == 0;
+  }();
+  (void)registered;
   return result;
 }
 
@@ -238,9 +254,15 @@ const IreeIrLibrary *IreeIrLibrary::forTool(StringRef compileTool) {
   return *library;
 }
 
-IreeIrLibrary::~IreeIrLibrary() {
-  // The library stays loaded to the end of the process; its context goes
-  // with the session only when the process ends, as IREE's tools do.
+IreeIrLibrary::~IreeIrLibrary() = default;
+
+void IreeIrLibrary::shutdown() {
+  if (!session)
+    return;
+  functions->sessionDestroy(static_cast<iree_compiler_session_t *>(session));
+  functions->globalShutdown();
+  session = nullptr;
+  context = nullptr;
 }
 
 Expected<std::unique_ptr<IreeIrModule>>

@@ -115,6 +115,8 @@ public:
 private:
   friend class IreeIrModule;
   IreeIrLibrary() = default;
+  /// Destroys the session and IREE's globals (at exit; no module may live).
+  void shutdown();
   std::string libraryPath;
   std::unique_ptr<Api> functions;
   void *session = nullptr;

@@ -18,40 +18,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string>
-    compileRecordPath("compile-record", cl::Required,
-                      cl::desc("artifacts/<id>/<n>.json"),
-                      cl::cat(tools::category()));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("measurement record to write"),
-                                       cl::cat(tools::category()));
-static cl::opt<std::string> device("device", cl::Required,
-                                   cl::desc("IREE device URI (hip://0, "
-                                            "local-task, ...)"),
-                                   cl::cat(tools::category()));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kIreeRepetitions),
-                                     cl::desc("--benchmark_repetitions"),
-                                     cl::cat(tools::category()));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(defaults::kBenchTimeoutSeconds),
-                                        cl::desc("seconds before the "
-                                                 "benchmark is killed"),
-                                        cl::cat(tools::category()));
-static cl::opt<std::string>
-    baselineRecordPath("baseline-record",
-                       cl::desc("the baseline's compile record: a candidate "
-                                "whose module is identical is not_applied"),
-                       cl::cat(tools::category()));
-static cl::opt<std::string> baselineMeasurePath(
-    "baseline-measure",
-    cl::desc("the device's baseline measurement before the candidates: a "
-             "candidate whose first repetition takes over 2x its median is "
-             "stopped there"),
-    cl::cat(tools::category()));
-static cl::opt<std::string> reuseDir("reuse-dir",
-                                     cl::desc("measurements by module hash "
-                                              "and device"),
-                                     cl::cat(tools::category()));
-
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeBench.def"
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

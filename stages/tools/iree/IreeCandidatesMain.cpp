@@ -16,34 +16,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string>
-    problemPath("problem", cl::Required,
-                cl::desc("dispatches/<id>/problem.json"),
-                cl::cat(tools::category()));
-static cl::opt<std::string>
-    dispatchPath("dispatch", cl::Required,
-                 cl::desc("dispatches/<id>/dispatch.mlir"),
-                 cl::cat(tools::category()));
-static cl::opt<std::string> gpuOptionsPath("gpu-options",
-                                           cl::desc("TOML with a [gpu] table"),
-                                           cl::cat(tools::category()));
-static cl::opt<std::string> outputDir("output-dir", cl::Required,
-                                      cl::desc("candidates/<id> directory"),
-                                      cl::cat(tools::category()));
-static cl::opt<unsigned>
-    candidateCount("count", cl::init(defaults::kCandidates),
-                   cl::desc("candidates to emit, best ordered first"),
-                   cl::cat(tools::category()));
-static cl::opt<std::string> skipReason("skip-reason",
-                                       cl::desc("emit no candidates and record "
-                                                "this reason"),
-                                       cl::cat(tools::category()));
-
-static cl::opt<std::string> verifiedPath(
-    "verified",
-    cl::desc("after a compiler change: verify/<id>/best.json; a previous "
-             "winner that still wins is the only candidate"),
-    cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeCandidates.def"
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

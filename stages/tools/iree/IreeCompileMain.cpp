@@ -18,24 +18,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> inputPath("input", cl::Required,
-                                      cl::desc("dispatches/<id>/dispatch.mlir"),
-                                      cl::cat(tools::category()));
-static cl::opt<std::string> specPath("spec", cl::desc("tuning spec"),
-                                     cl::cat(tools::category()));
-static cl::opt<std::string> vmfbPath("vmfb", cl::Required,
-                                     cl::desc("module to write"),
-                                     cl::cat(tools::category()));
-static cl::opt<std::string> recordPath("record", cl::Required,
-                                       cl::desc("compile record to write"),
-                                       cl::cat(tools::category()));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(defaults::kCompileTimeoutSeconds),
-                                        cl::desc("seconds before the compile "
-                                                 "is killed"),
-                                        cl::cat(tools::category()));
-static cl::opt<unsigned> memoryMB("memory-mb", cl::init(0),
-                                  cl::desc("memory limit (MiB, 0: none)"),
-                                  cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeCompile.def"
 
 static auto &cacheDir = cacheDirOption(tools::category());
 

@@ -16,33 +16,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> modelPath("model", cl::Required,
-                                      cl::desc("the model iree-compile reads"),
-                                      cl::cat(tools::category()));
-static cl::opt<std::string> outputDir("output-dir", cl::Required,
-                                      cl::desc("dispatches directory"),
-                                      cl::cat(tools::category()));
-static cl::opt<std::string> workDir("work-dir", cl::Required,
-                                    cl::desc("scratch directory (benchmarks, "
-                                             "logs)"),
-                                    cl::cat(tools::category()));
-static cl::opt<std::string> profilePath("profile",
-                                        cl::desc("weigh dispatches by this "
-                                                 "profile's times"),
-                                        cl::cat(tools::category()));
-static cl::opt<unsigned> timeoutSeconds("timeout", cl::init(defaults::kIreeDumpTimeoutSeconds),
-                                        cl::desc("seconds the dump may take"),
-                                        cl::cat(tools::category()));
-static cl::opt<std::string>
-    timeDevice("device",
-               cl::desc("time each dispatch with IREE's default config on "
-                        "this device: shares are time x calls (empty: "
-                        "FLOPs x calls)"),
-               cl::cat(tools::category()));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(3),
-                                     cl::desc("benchmark repetitions of each "
-                                              "dispatch's timing"),
-                                     cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeDump.def"
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

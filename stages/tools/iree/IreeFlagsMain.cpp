@@ -18,18 +18,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> setsPath("sets", cl::Required,
-                                     cl::desc("flags/sets.json"),
-                                     cl::cat(tools::category()));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("flags/chosen.json"),
-                                       cl::cat(tools::category()));
-static cl::opt<std::string> flagsFile("flags-file", cl::Required,
-                                      cl::desc("compile_flags.txt to write"),
-                                      cl::cat(tools::category()));
-static cl::opt<double> margin("margin", cl::init(defaults::kMargin),
-                              cl::desc("a set must beat the default by this"),
-                              cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeFlags.def"
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

@@ -21,12 +21,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
-                                        cl::desc("<best/<id>.json>..."),
-                                        cl::cat(tools::category()));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("linked spec to write"),
-                                       cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeLink.def"
 
 static Error run() {
   Expected<std::vector<Winner>> winners = readWinners(selections);

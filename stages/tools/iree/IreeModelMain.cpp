@@ -18,30 +18,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string> linkedPath("linked", cl::Required,
-                                       cl::desc("spec/linked.mlir"),
-                                       cl::cat(tools::category()));
-static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
-                                        cl::desc("<best/<id>.json>..."),
-                                        cl::cat(tools::category()));
-static cl::opt<std::string> finalSpec("final-spec", cl::Required,
-                                      cl::desc("tuning spec to write"),
-                                      cl::cat(tools::category()));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("model result record"),
-                                       cl::cat(tools::category()));
-static cl::opt<unsigned>
-    inModel("in-model", cl::init(defaults::kModelCandidates),
-            cl::desc("per dispatch, measure this many of its fastest "
-                     "candidates alone in the whole model and keep the one "
-                     "the model runs fastest with (0: the dispatch's winner)"),
-            cl::cat(tools::category()));
-
-static cl::opt<double>
-    margin("margin", cl::init(defaults::kMargin),
-           cl::desc("a spec is kept only when the model runs in less than "
-                    "1 - max(margin, noise) of the baseline's time"),
-           cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeModel.def"
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

@@ -15,20 +15,9 @@ using namespace llvm;
 using namespace retune;
 using namespace retune::iree;
 
-static cl::opt<std::string>
-    candidatesPath("candidates", cl::Required,
-                   cl::desc("candidates/<id>/index.json"),
-                   cl::cat(tools::category()));
-static cl::opt<std::string> measureDir("measure-dir", cl::Required,
-                                       cl::desc("measure/<id> directory"),
-                                       cl::cat(tools::category()));
-static cl::opt<std::string> outputDir("output-dir", cl::Required,
-                                      cl::desc("results/<id> directory"),
-                                      cl::cat(tools::category()));
-static cl::list<std::string> devices("devices", cl::CommaSeparated,
-                                     cl::OneOrMore,
-                                     cl::desc("device URIs, in pool order"),
-                                     cl::cat(tools::category()));
+#define RETUNE_STAGE_CATEGORY tools::category()
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/iree/IreeRank.def"
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

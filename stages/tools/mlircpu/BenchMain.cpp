@@ -17,43 +17,11 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-bench options");
-static cl::opt<std::string>
-    baselinePath("baseline", cl::Required,
-                 cl::desc("compile record of the baseline"), cl::cat(category));
-static cl::opt<std::string>
-    candidatePath("candidate", cl::Required,
-                  cl::desc("compile record of the candidate"),
-                  cl::cat(category));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("bench record to write"),
-                                       cl::cat(category));
-static cl::opt<std::string>
-    functionName("function",
-                 cl::desc("function to time (default: the only one)"),
-                 cl::cat(category));
-static cl::opt<unsigned> warmup("warmup", cl::init(defaults::kWarmup),
-                                cl::desc("untimed calls before sampling"),
-                                cl::cat(category));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kRepetitions),
-                                     cl::desc("timed samples per kernel"),
-                                     cl::cat(category));
-static cl::opt<double> minSample("min-sample-s", cl::init(defaults::kMinSampleSeconds),
-                                 cl::desc("minimum duration of one sample"),
-                                 cl::cat(category));
-static cl::opt<unsigned> seed("seed", cl::init(defaults::kSeed),
-                              cl::desc("seed of the random inputs"),
-                              cl::cat(category));
-static cl::opt<unsigned>
-    timeoutSeconds("timeout", cl::init(defaults::kBenchTimeoutSeconds),
-                   cl::desc("seconds before the bench is killed"),
-                   cl::cat(category));
-static auto &cacheDir = cacheDirOption(category);
+#define RETUNE_STAGE_CATEGORY category
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/mlircpu/Bench.def"
 
-static cl::opt<bool> measureIdentical(
-    "measure-identical",
-    cl::desc("measure a candidate whose code is the baseline's (else it is "
-             "not_applied)"),
-    cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);

@@ -17,36 +17,11 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-compile options");
-static cl::opt<std::string> payloadPath("payload", cl::Required,
-                                        cl::desc("MLIR module to compile"),
-                                        cl::cat(category));
-static cl::opt<std::string>
-    specPath("spec", cl::desc("tuning spec (omit for the baseline)"),
-             cl::cat(category));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("shared object to write"),
-                                       cl::cat(category));
-static cl::opt<std::string> recordPath("record", cl::Required,
-                                       cl::desc("compile record to write"),
-                                       cl::cat(category));
-static cl::opt<unsigned> threads("code-threads", cl::init(1),
-                                 cl::desc("threads of the generated code"),
-                                 cl::cat(category));
-static cl::opt<unsigned>
-    timeoutSeconds("timeout", cl::init(defaults::kCompileTimeoutSeconds),
-                   cl::desc("seconds before the compile is killed"),
-                   cl::cat(category));
-static cl::opt<unsigned> memoryMB("memory-mb", cl::init(defaults::kCompileMemoryMB),
-                                  cl::desc("memory limit of the compile (MiB)"),
-                                  cl::cat(category));
-static auto &cacheDir = cacheDirOption(category);
-static cl::list<std::string> compilerFlags(
-    "compiler-flag",
-    cl::desc("an option of the compiler itself (a --retune-* codegen option "
-             "or LLVM's; see retune-compile-worker --help-hidden), "
-             "repeatable"),
-    cl::cat(category));
+#define RETUNE_STAGE_CATEGORY category
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/mlircpu/Compile.def"
 
+static auto &cacheDir = cacheDirOption(category);
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
   cl::HideUnrelatedOptions(category);

@@ -14,13 +14,10 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-dump options");
-static cl::opt<std::string>
-    modelPath("model", cl::Required,
-              cl::desc("linalg-on-tensors model (.mlir)"), cl::cat(category));
-static cl::opt<std::string>
-    outputDir("output-dir", cl::Required,
-              cl::desc("directory for index.json and <id>/dispatch.mlir"),
-              cl::cat(category));
+#define RETUNE_STAGE_CATEGORY category
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/mlircpu/Dump.def"
+
 static auto &cacheDir = cacheDirOption(category);
 
 int main(int argc, char **argv) {

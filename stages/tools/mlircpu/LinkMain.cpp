@@ -15,21 +15,10 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-link options");
-static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
-                                        cl::desc("<best/<id>.json>..."),
-                                        cl::cat(category));
-static cl::list<std::string>
-    specPaths("spec",
-              cl::desc("a spec to link after the winners' (repeatable)"),
-              cl::cat(category));
-static cl::opt<std::string>
-    header("header",
-           cl::desc("comment of the linked spec (default: the "
-                    "winners it links)"),
-           cl::cat(category));
-static cl::opt<std::string> outputPath("output", cl::Required,
-                                       cl::desc("linked spec to write"),
-                                       cl::cat(category));
+#define RETUNE_STAGE_CATEGORY category
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/mlircpu/Link.def"
+
 static auto &cacheDir = cacheDirOption(category);
 
 /// The winners' specs in the order given, and a header naming each

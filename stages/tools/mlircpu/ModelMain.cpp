@@ -15,46 +15,11 @@ using namespace llvm;
 using namespace retune;
 
 static cl::OptionCategory category("retune-model options");
-static cl::opt<std::string> modelPath("model", cl::Required,
-                                      cl::desc("the model (.mlir)"),
-                                      cl::cat(category));
-static cl::list<std::string> selections(cl::Positional, cl::ZeroOrMore,
-                                        cl::desc("<best/<id>.json>..."),
-                                        cl::cat(category));
-static cl::opt<std::string> workDir("work-dir", cl::Required,
-                                    cl::desc("directory for model builds"),
-                                    cl::cat(category));
-static cl::opt<std::string> finalSpec("final-spec",
-                                      cl::desc("tuning spec to write"),
-                                      cl::cat(category));
-static cl::opt<std::string>
-    outputPath("output", cl::desc("model result record"), cl::cat(category));
-static cl::opt<bool> baselineOnly(
-    "baseline-only",
-    cl::desc("only compile the model without a spec (<work-dir>/baseline."
-             "json) and fail if it does not compile; a later run reuses it"),
-    cl::cat(category));
-static cl::opt<std::string> entry("entry", cl::desc("function to time"),
-                                  cl::cat(category));
-static cl::opt<unsigned> threads("code-threads", cl::init(1),
-                                 cl::desc("threads of the generated code"),
-                                 cl::cat(category));
-static cl::opt<unsigned> warmup("warmup", cl::init(defaults::kWarmup), cl::cat(category));
-static cl::opt<unsigned> repetitions("repetitions", cl::init(defaults::kRepetitions),
-                                     cl::cat(category));
-static cl::opt<double> minSample("min-sample-s", cl::init(defaults::kMinSampleSeconds),
-                                 cl::cat(category));
-static cl::opt<unsigned> compileTimeout("compile-timeout", cl::init(defaults::kCompileTimeoutSeconds),
-                                        cl::cat(category));
-static cl::opt<unsigned> benchTimeout("bench-timeout", cl::init(defaults::kBenchTimeoutSeconds),
-                                      cl::cat(category));
-static auto &cacheDir = cacheDirOption(category);
+#define RETUNE_STAGE_CATEGORY category
+#include "stages/tools/StageDeclare.h"
+#include "stages/tools/mlircpu/Model.def"
 
-static cl::list<std::string>
-    compilerFlags("compiler-flag",
-                  cl::desc("passed to every compile (retune-compile "
-                           "--compiler-flag), repeatable"),
-                  cl::cat(category));
+static auto &cacheDir = cacheDirOption(category);
 
 int main(int argc, char **argv) {
   InitLLVM init(argc, argv);
