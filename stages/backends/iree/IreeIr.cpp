@@ -304,7 +304,9 @@ void IreeIrModule::walk(
 
 unsigned IreeIrModule::removeAttrEverywhere(StringRef name) const {
   unsigned removed = 0;
-  walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) { removed += op.removeAttr(name); });
+  walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+    removed += op.removeAttr(name);
+  });
   return removed;
 }
 
@@ -391,7 +393,8 @@ std::string IreeIrOp::linalgIndexingMaps() const {
   const IreeIrLibrary::Api &api = lib->api();
   if (!name().starts_with("linalg."))
     return attr("indexing_maps");
-  return printAttribute(api, api.mlirLinalgGetIndexingMapsAttribute(wrapOp(op)));
+  return printAttribute(api,
+                        api.mlirLinalgGetIndexingMapsAttribute(wrapOp(op)));
 }
 
 bool IreeIrOp::onlyYieldsAnInput(unsigned numInputs) const {

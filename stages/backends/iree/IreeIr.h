@@ -1,4 +1,4 @@
-//===- IreeIr.h - IREE's IR read and written by IREE's own library -*- C++ -*-===//
+//===- IreeIr.h - IREE's IR through IREE's own library ---------*- C++ -*-===//
 //
 // IREE's compiler ships as one shared library (libIREECompiler.so, beside
 // iree-compile: `iree/compiler/_mlir_libs/` in a pip install, `lib/` in a

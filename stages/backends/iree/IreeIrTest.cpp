@@ -8,6 +8,7 @@
 #include "stages/backends/iree/IreeIr.h"
 
 #include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeTextReader.h"
 #include "stages/backends/iree/TestUtil.h"
 
 #include "llvm/Support/FileSystem.h"

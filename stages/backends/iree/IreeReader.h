@@ -3,12 +3,9 @@
 // `iree-compile --iree-hal-dump-executable-benchmarks-to=<dir>` writes one
 // MLIR file per executable variant. This reads such a file (configured or
 // stripped) with IREE's own library (IreeIr.h), or where that is absent with
-// the focused reader (MlirText.h): the executable target, the
-// root op marked by `--iree-codegen-add-tuner-attributes`, and from it the
-// Problem. The root op itself, when it is an upstream linalg op, is cut out,
-// given fresh operands and parsed by MLIR's linalg dialect, so named ops'
-// implicit indexing maps come from MLIR rather than a hand table;
-// `iree_linalg_ext.attention` is read from its explicit maps.
+// the text reader (IreeTextReader.h): the executable target, the root op
+// marked by `--iree-codegen-add-tuner-attributes`, and from it the Problem
+// (RootOpProblem.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_IREE_IREEREADER_H
@@ -51,11 +48,6 @@ struct IreeTarget {
   std::string family() const;
 };
 
-/// Reads a target attribute's text (`#hal.executable.target<...>` or the
-/// short `<"rocm", "rocm-hsaco-fb", {...}>` form).
-Expected<IreeTarget> readIreeTarget(llvm::StringRef text,
-                                    llvm::StringRef where);
-
 /// One dumped dispatch benchmark.
 struct IreeDispatch {
   std::string executable;
@@ -83,22 +75,6 @@ Expected<IreeDispatch> readIreeDispatch(llvm::StringRef text,
 Expected<std::vector<IreeTarget>>
 readIreeTargets(llvm::StringRef text, llvm::StringRef fileName,
                 const IreeIrLibrary *library = nullptr);
-
-/// Builds the Problem of one root op given its text (a linalg op or
-/// `iree_linalg_ext.attention`, attributes included) and its target.
-Expected<Problem> problemFromRootOp(llvm::StringRef opText,
-                                    llvm::StringRef target,
-                                    llvm::StringRef where);
-
-/// Removes every `root_op` attribute (either form) from `text`, as the
-/// tuner must before compiling a dumped benchmark with a spec.
-Expected<std::string> dropRootOp(llvm::StringRef text, llvm::StringRef fileName);
-
-/// Removes every `lowering_config` attribute left after IREE's strip pass
-/// (data tiling's linalg.unpack keeps one), so that IREE configures the
-/// dispatch itself.
-Expected<std::string> dropLoweringConfigs(llvm::StringRef text,
-                                          llvm::StringRef fileName);
 
 //===----------------------------------------------------------------------===//
 // Commands

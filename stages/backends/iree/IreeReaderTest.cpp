@@ -1,5 +1,6 @@
 //===- IreeReaderTest.cpp - Reading dumped dispatch benchmarks ------------===//
 #include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeTextReader.h"
 
 #include "stages/backends/iree/TestUtil.h"
 

@@ -2,6 +2,7 @@
 #include "stages/backends/iree/MlirText.h"
 
 #include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeTextReader.h"
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/backends/iree/TestUtil.h"
 
