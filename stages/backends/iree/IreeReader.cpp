@@ -22,21 +22,6 @@ using namespace llvm;
 
 namespace retune::iree {
 
-std::string IreeTarget::problemTarget() const {
-  if (isGpu())
-    return arch.empty() ? backend : arch;
-  if (!arch.empty())
-    return "cpu:" + arch;
-  StringRef fmt(format);
-  return "cpu:" + (fmt.contains('-') ? fmt.rsplit('-').second.str() : format);
-}
-
-std::string IreeTarget::family() const {
-  if (!isGpu())
-    return "cpu";
-  return backend == "cuda" ? "cuda" : "gpu";
-}
-
 Expected<std::vector<IreeTarget>>
 readIreeTargets(StringRef text, StringRef fileName,
                 const IreeIrLibrary *library) {

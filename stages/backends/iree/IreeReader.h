@@ -11,6 +11,7 @@
 #ifndef RETUNE_IREE_IREEREADER_H
 #define RETUNE_IREE_IREEREADER_H
 
+#include "stages/backends/iree/IreeDispatch.h"
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/support/LLVM.h"
 
@@ -24,44 +25,6 @@
 namespace retune::iree {
 
 class IreeIrLibrary;
-
-/// A `#hal.executable.target<"backend", "format", {config}>`.
-struct IreeTarget {
-  std::string backend;
-  std::string format;
-  /// GPU: "gfx942"; CPU: the `cpu` config entry ("znver4", "host", ...).
-  std::string arch;
-  /// GPU SKU from the chip info ("mi300x"), when the target names one.
-  std::string sku;
-  /// The whole `#iree_gpu.target<...>` text (stages/search/gpu parses it).
-  std::string gpuTargetInfo;
-  std::string cpuFeatures;
-  std::string triple;
-  /// The full target attribute text.
-  std::string text;
-
-  bool isGpu() const { return !gpuTargetInfo.empty() || backend == "rocm" ||
-                              backend == "cuda" || backend == "vulkan-spirv"; }
-  /// `Problem::target`: the GPU arch, or "cpu:<cpu>".
-  std::string problemTarget() const;
-  /// How a spec reaches the compiler (targetFamily): "cpu", "cuda" or "gpu".
-  std::string family() const;
-};
-
-/// One dumped dispatch benchmark.
-struct IreeDispatch {
-  std::string executable;
-  std::string variant;
-  std::string exportName;
-  /// The function holding the root op (`match_<func>` in specs).
-  std::string funcName;
-  /// The `util.func` iree-benchmark-module runs (`BM_<it>`), when present.
-  std::string benchmarkFunction;
-  IreeTarget target;
-  Problem problem;
-  /// The root op's text as it appears in the file.
-  std::string rootOpText;
-};
 
 /// Reads a benchmark (or any file holding one hal.executable.variant with a
 /// root op): with IREE's own library (IreeIr.h) when given, else with the

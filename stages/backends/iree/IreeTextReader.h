@@ -14,7 +14,11 @@
 #ifndef RETUNE_IREE_IREETEXTREADER_H
 #define RETUNE_IREE_IREETEXTREADER_H
 
-#include "stages/backends/iree/IreeReader.h"
+#include "stages/backends/iree/IreeDispatch.h"
+#include "stages/support/LLVM.h"
+
+#include <string>
+#include <vector>
 
 namespace retune::iree {
 
