@@ -79,6 +79,8 @@ std::string Problem::stableId() const {
   }
   for (const PrologueOp &op : prologue)
     hasher.add("prologue_input", op.input).add("prologue_map", op.map);
+  if (!rootDag.empty())
+    hasher.add("root_dag", rootDag);
   return hasher.hex(8);
 }
 
@@ -135,6 +137,8 @@ json::Value toJson(const Problem &problem) {
       prologue.push_back(json::Object{{"input", op.input}, {"map", op.map}});
     object["prologue"] = std::move(prologue);
   }
+  if (!problem.rootDag.empty())
+    object["root_dag"] = problem.rootDag;
   return object;
 }
 
@@ -236,6 +240,7 @@ Expected<Problem> problemFromJson(const json::Value &value) {
     problem.loopRanges.push_back(*r);
   }
   problem.numInputs = object->getInteger("num_inputs").value_or(0);
+  problem.rootDag = object->getString("root_dag").value_or("").str();
   Expected<SmallVector<EpilogueOp>> epilogue =
       epilogueFromJson(object->getArray("epilogue"));
   if (!epilogue)

@@ -61,7 +61,8 @@ struct PrologueOp {
 ///   attention:   'b' batch, 'm' query, 'k' head (K1), 'l' key (K2),
 ///                'n' value head;
 ///   elementwise: 'v' innermost dim of the output or of an input (vector
-///                lanes go there), 'p' other parallel dims.
+///                lanes go there), 'p' other parallel dims, 'k' reduction
+///                (a reduction that is not a contraction: softmax's sum).
 struct Problem {
   OpKind kind = OpKind::Contraction;
   /// Root op name, e.g. "linalg.matmul" or "linalg.generic".
@@ -81,6 +82,12 @@ struct Problem {
   llvm::SmallVector<EpilogueOp> epilogue;
   /// Operand transposes fused before the root (mlir-cpu; empty elsewhere).
   llvm::SmallVector<PrologueOp> prologue;
+  /// For a root IREE has no named matcher for and whose body computes (a
+  /// reduction such as softmax's sum): the body of a
+  /// `transform.iree.match.cast_compatible_dag_from_root` matching it, as
+  /// IREE's library printed it (iree; empty elsewhere). Part of the id: two
+  /// such roots differ by their bodies.
+  std::string rootDag;
 
   /// Loop indices whose role is `role`, in loop order.
   llvm::SmallVector<unsigned> dimsWithRole(char role) const;

@@ -79,6 +79,10 @@ struct IreeIrLibrary::Api {
   X(mlirDiagnosticGetSeverity)                                                 \
   X(mlirDiagnosticPrint)                                                       \
   X(mlirContextEnableMultithreading)                                           \
+  X(mlirOperationClone)                                                        \
+  X(mlirOperationSetOperand)                                                   \
+  X(mlirBlockGetArgument)                                                      \
+  X(mlirBlockInsertOwnedOperationBefore)                                       \
   X(mlirLinalgGetIndexingMapsAttribute)
 #define RETUNE_DECLARE(name) decltype(&::name) name;
   RETUNE_MLIR_C_API(RETUNE_DECLARE)
@@ -278,6 +282,72 @@ IreeIrLibrary::parse(StringRef text, StringRef fileName) const {
                          ? (fileName + ": IREE could not parse the file").str()
                          : diagnostics.text());
   return std::unique_ptr<IreeIrModule>(new IreeIrModule(*this, op.ptr));
+}
+
+Expected<std::string>
+IreeIrLibrary::dagMatcher(const IreeIrOp &root,
+                          ArrayRef<StringRef> droppedAttrs) const {
+  // A matcher with one placeholder op in its DAG, parsed by IREE; the
+  // placeholder is then replaced by a copy of the root reading the block's
+  // arguments.
+  std::string args;
+  for (unsigned i = 0; i < root.numOperands(); ++i)
+    args += (i ? ", %a" : "%a") + std::to_string(i) + ": " +
+            root.operandType(i);
+  std::string text =
+      "module attributes {transform.with_named_sequence} {\n"
+      "  transform.named_sequence @retune_dag(%arg0: !transform.any_op "
+      "{transform.readonly}) -> !transform.any_op {\n"
+      "    %inputs, %outputs = "
+      "transform.iree.match.cast_compatible_dag_from_root %arg0 {\n"
+      "    ^bb0(" + args + "):\n"
+      "      %placeholder = tensor.empty() : tensor<1xf32>\n"
+      "    } : (!transform.any_op) -> (!transform.any_value, "
+      "!transform.any_value)\n"
+      "    transform.yield %arg0 : !transform.any_op\n"
+      "  }\n"
+      "}\n";
+  Expected<std::unique_ptr<IreeIrModule>> module = parse(text, "retune_dag");
+  if (!module)
+    return module.takeError();
+  std::optional<IreeIrOp> match;
+  (*module)->walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+    if (op.name() == "transform.iree.match.cast_compatible_dag_from_root")
+      match = op;
+  });
+  const Api &api = *functions;
+  MlirBlock block = api.mlirRegionGetFirstBlock(
+      api.mlirOperationGetRegion(wrapOp(match->op), 0));
+  MlirOperation placeholder = api.mlirBlockGetFirstOperation(block);
+  MlirOperation copy = api.mlirOperationClone(wrapOp(root.op));
+  IreeIrOp copyView(*this, copy.ptr);
+  for (StringRef name : droppedAttrs)
+    copyView.removeAttr(name);
+  for (unsigned i = 0; i < root.numOperands(); ++i)
+    api.mlirOperationSetOperand(copy, i, api.mlirBlockGetArgument(block, i));
+  api.mlirBlockInsertOwnedOperationBefore(block, placeholder, copy);
+  api.mlirOperationDestroy(placeholder);
+  // A body that reads a value defined outside the op cannot be matched.
+  if (Error err = (*module)->verify())
+    return makeError("the root op cannot be matched as a DAG: " +
+                     toString(std::move(err)));
+  // The statement's lines, as IREE prints the whole matcher (printed alone,
+  // its operand, the sequence's argument, would have no name).
+  SmallVector<StringRef> lines;
+  std::string printed = (*module)->op().print();
+  StringRef(printed).split(lines, '\n');
+  std::string statement;
+  bool inside = false;
+  for (StringRef line : lines) {
+    inside = inside || line.contains(
+                           "transform.iree.match.cast_compatible_dag_from_root");
+    if (!inside)
+      continue;
+    statement += line.str() + "\n";
+    if (line.ltrim().starts_with("} : (!transform.any_op)"))
+      return statement;
+  }
+  return makeError("IREE printed no cast_compatible_dag_from_root statement");
 }
 
 //===----------------------------------------------------------------------===//

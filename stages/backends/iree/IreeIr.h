@@ -59,9 +59,12 @@ public:
   std::string print() const;
   /// The ops nested in the op's regions, in order (one level).
   std::vector<IreeIrOp> children() const;
+  /// The library that parsed the op.
+  const IreeIrLibrary &library() const { return *lib; }
 
 private:
   friend class IreeIrModule;
+  friend class IreeIrLibrary;
   IreeIrOp(const IreeIrLibrary &library, void *op) : lib(&library), op(op) {}
   const IreeIrLibrary *lib;
   void *op;
@@ -107,6 +110,14 @@ public:
                                                 StringRef fileName) const;
   /// The library's path.
   StringRef path() const { return libraryPath; }
+
+  /// `root` as a `transform.iree.match.cast_compatible_dag_from_root`
+  /// statement (how a spec matches an op IREE has no named matcher for): a
+  /// copy of it without `droppedAttrs`, its operands the matcher's block
+  /// arguments, as IREE prints it. An error when IREE's verifier rejects it
+  /// (a body that reads a value from outside the op).
+  Expected<std::string> dagMatcher(const IreeIrOp &root,
+                                   ArrayRef<StringRef> droppedAttrs) const;
 
   struct Api;
   const Api &api() const { return *functions; }

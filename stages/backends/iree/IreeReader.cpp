@@ -117,9 +117,17 @@ Expected<Problem> problemFromIreeOp(const IreeIrOp &op, StringRef target,
                                                     : "reduction");
     }
   }
-  if (Error err = classifyLinalgOp(
-          problem, maps, op.onlyYieldsAnInput(problem.numInputs), where))
+  bool movesData = op.onlyYieldsAnInput(problem.numInputs);
+  if (Error err = classifyLinalgOp(problem, maps, movesData,
+                                   /*matchesBody=*/true, where))
     return std::move(err);
+  if (problem.kind == OpKind::Elementwise && !movesData) {
+    Expected<std::string> dag =
+        op.library().dagMatcher(op, {"lowering_config", "root_op"});
+    if (!dag)
+      return makeError(where + ": " + toString(dag.takeError()));
+    problem.rootDag = std::move(*dag);
+  }
   return sealProblem(std::move(problem), maps, where);
 }
 

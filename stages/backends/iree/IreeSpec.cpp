@@ -144,7 +144,13 @@ void emitMatchBody(std::string &out, const SpecEntry &entry) {
     emitDimsEqual(out, "k2", rangesWithRole(p, 'l'));
     break;
   case OpKind::Elementwise:
-    emitDataMovementMatch(out, p);
+    // A computing body is matched by the DAG IREE's library printed
+    // (Problem::rootDag, already at this indentation); data movement by a
+    // DAG built from the problem.
+    if (!p.rootDag.empty())
+      out += p.rootDag;
+    else
+      emitDataMovementMatch(out, p);
     break;
   }
 }

@@ -214,8 +214,10 @@ Expected<Problem> problemFromOp(const TextFile &file, const OpNode &op,
     for (mlir::utils::IteratorType it : linalgOp.getIteratorTypesArray())
       problem.iteratorTypes.push_back(
           mlir::utils::stringifyIteratorType(it).str());
+    // A computing body is matched by its DAG, which needs IREE's library.
     if (Error err = classifyLinalgOp(
-            problem, maps, onlyMovesData(file, op, problem.numInputs), where))
+            problem, maps, onlyMovesData(file, op, problem.numInputs),
+            /*matchesBody=*/false, where))
       return std::move(err);
   } else {
     return makeError(where + ": root op '" + op.name +

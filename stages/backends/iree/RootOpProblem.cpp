@@ -162,12 +162,39 @@ std::optional<std::string> dataMovementRoles(bool yieldsAnInput,
   return roles;
 }
 
+/// A generic that computes without being a contraction or a convolution
+/// (softmax's sum, a layer norm's mean, a fused elementwise chain) is tuned,
+/// on CPU targets, by varying IREE's own config, as data movement is: on
+/// MiniLM's softmax (12x128x128 f32, 1 thread) IREE's workgroup tile 4x32
+/// ran in 310 us, 1x128 in 233 us. Roles: 'k' on reductions, 'v' on the
+/// innermost parallel dim of an operand, 'p' elsewhere.
+std::optional<std::string> computingRoles(ArrayRef<mlir::AffineMap> maps,
+                                          const Problem &problem) {
+  if (!StringRef(problem.target).starts_with("cpu:") ||
+      problem.opName != "linalg.generic")
+    return std::nullopt;
+  std::string roles;
+  for (const std::string &it : problem.iteratorTypes)
+    roles += it == "reduction" ? 'k' : 'p';
+  for (mlir::AffineMap map : maps) {
+    if (!map.isProjectedPermutation())
+      return std::nullopt;
+    if (map.getNumResults() == 0)
+      continue;
+    unsigned inner = map.getDimPosition(map.getNumResults() - 1);
+    if (roles[inner] == 'p')
+      roles[inner] = 'v';
+  }
+  return roles;
+}
+
 } // namespace
 
 /// Sets the kind and roles of a linalg op's problem (its loops, iterator
 /// types and inputs already read).
 Error classifyLinalgOp(Problem &problem, ArrayRef<mlir::AffineMap> maps,
-                       bool yieldsAnInput, const Twine &where) {
+                       bool yieldsAnInput, bool matchesBody,
+                       const Twine &where) {
   if (std::optional<std::string> roles =
           dataMovementRoles(yieldsAnInput, maps, problem)) {
     problem.kind = OpKind::Elementwise;
@@ -177,8 +204,16 @@ Error classifyLinalgOp(Problem &problem, ArrayRef<mlir::AffineMap> maps,
   Expected<std::pair<OpKind, std::string>> kind =
       classify(maps, problem.iteratorTypes, problem.numInputs,
                /*attention=*/false, where);
-  if (!kind)
-    return kind.takeError();
+  if (!kind) {
+    std::optional<std::string> roles =
+        matchesBody ? computingRoles(maps, problem) : std::nullopt;
+    if (!roles)
+      return kind.takeError();
+    consumeError(kind.takeError());
+    problem.kind = OpKind::Elementwise;
+    problem.dimRoles = std::move(*roles);
+    return Error::success();
+  }
   problem.kind = kind->first;
   problem.dimRoles = kind->second;
   return Error::success();

@@ -60,9 +60,12 @@ SmallVector<int64_t> loopRangesFromShapes(ArrayRef<mlir::AffineMap> maps,
 
 /// Sets the kind and roles of a linalg op's problem (its loops, iterator
 /// types and inputs already read); `yieldsAnInput`: its body only yields an
-/// input's element (data movement).
+/// input's element (data movement); `matchesBody`: the caller can match a
+/// computing body (IREE's library: Problem::rootDag), so a CPU generic that
+/// is not a contraction or convolution is tuned as Elementwise.
 Error classifyLinalgOp(Problem &problem, ArrayRef<mlir::AffineMap> maps,
-                       bool yieldsAnInput, const Twine &where);
+                       bool yieldsAnInput, bool matchesBody,
+                       const Twine &where);
 
 /// Sets the kind, roles and iterator types of an attention problem.
 Error classifyAttention(Problem &problem, ArrayRef<mlir::AffineMap> maps,
