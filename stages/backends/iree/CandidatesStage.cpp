@@ -544,7 +544,7 @@ Error run(const CandidatesOptions &options, ProcessRunner &runner) {
     index.note += formatv("{0}{1} candidate(s) refused by IREE's verifier",
                           index.note.empty() ? "" : "; ", rejected)
                       .str();
-  removeNumberedFiles(options.outputDir, ".spec.mlir", planned.size());
+  removeNumberedFiles(options.outputDir, ".spec.mlir", index.candidates.size());
   return writeHashedJsonFile(options.outputDir + "/index.json", toJson(index));
 }
 

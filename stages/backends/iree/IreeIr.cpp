@@ -287,9 +287,9 @@ IreeIrLibrary::parse(StringRef text, StringRef fileName) const {
 Expected<std::string>
 IreeIrLibrary::dagMatcher(const IreeIrOp &root,
                           ArrayRef<StringRef> droppedAttrs) const {
-  // A matcher with one placeholder op in its DAG, parsed by IREE; the
-  // placeholder is then replaced by a copy of the root reading the block's
-  // arguments.
+  // The matcher is parsed by IREE from this template; IREE's verifier wants
+  // one op at least in the DAG's region, so the template holds a seed op
+  // that the root's copy, reading the block's arguments, then replaces.
   std::string args;
   for (unsigned i = 0; i < root.numOperands(); ++i)
     args += (i ? ", %a" : "%a") + std::to_string(i) + ": " +
@@ -301,7 +301,7 @@ IreeIrLibrary::dagMatcher(const IreeIrOp &root,
       "    %inputs, %outputs = "
       "transform.iree.match.cast_compatible_dag_from_root %arg0 {\n"
       "    ^bb0(" + args + "):\n"
-      "      %placeholder = tensor.empty() : tensor<1xf32>\n"
+      "      %seed = tensor.empty() : tensor<1xf32>\n"
       "    } : (!transform.any_op) -> (!transform.any_value, "
       "!transform.any_value)\n"
       "    transform.yield %arg0 : !transform.any_op\n"
@@ -318,15 +318,15 @@ IreeIrLibrary::dagMatcher(const IreeIrOp &root,
   const Api &api = *functions;
   MlirBlock block = api.mlirRegionGetFirstBlock(
       api.mlirOperationGetRegion(wrapOp(match->op), 0));
-  MlirOperation placeholder = api.mlirBlockGetFirstOperation(block);
+  MlirOperation seed = api.mlirBlockGetFirstOperation(block);
   MlirOperation copy = api.mlirOperationClone(wrapOp(root.op));
   IreeIrOp copyView(*this, copy.ptr);
   for (StringRef name : droppedAttrs)
     copyView.removeAttr(name);
   for (unsigned i = 0; i < root.numOperands(); ++i)
     api.mlirOperationSetOperand(copy, i, api.mlirBlockGetArgument(block, i));
-  api.mlirBlockInsertOwnedOperationBefore(block, placeholder, copy);
-  api.mlirOperationDestroy(placeholder);
+  api.mlirBlockInsertOwnedOperationBefore(block, seed, copy);
+  api.mlirOperationDestroy(seed);
   // A body that reads a value defined outside the op cannot be matched.
   if (Error err = (*module)->verify())
     return makeError("the root op cannot be matched as a DAG: " +
