@@ -27,27 +27,8 @@ mkdir -p "$work/mlp"
 cp "$root/examples/mlp/model.mlir" "$root/examples/mlp/tune.toml" "$root/examples/mlp/tune-iree.toml" "$work/mlp/"
 tune "$work/mlp" tune-iree.toml
 tune "$work/mlp" tune.toml
-# The same MLP as ONNX for onnxruntime: MatMul + Add + Relu, the weights as
-# inputs like the MLIR function's arguments.
-"$venv/bin/python" - "$work/mlp/model.onnx" <<'PY'
-import sys
-import onnx
-from onnx import TensorProto, helper
-dims = [("x", [256, 1024]), ("w1", [1024, 1024]), ("b1", [1024]),
-        ("w2", [1024, 1024]), ("b2", [1024]), ("w3", [1024, 512]), ("b3", [512])]
-inputs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, s) for n, s in dims]
-nodes = []
-h = "x"
-for k in (1, 2, 3):
-    nodes += [helper.make_node("MatMul", [h, f"w{k}"], [f"m{k}"]),
-              helper.make_node("Add", [f"m{k}", f"b{k}"], [f"a{k}"]),
-              helper.make_node("Relu", [f"a{k}"], [f"h{k}"])]
-    h = f"h{k}"
-out = helper.make_tensor_value_info("h3", TensorProto.FLOAT, [256, 512])
-model = helper.make_model(helper.make_graph(nodes, "mlp", inputs, [out]),
-                          opset_imports=[helper.make_opsetid("", 17)])
-onnx.save(model, sys.argv[1])
-PY
+# The same MLP as ONNX for onnxruntime.
+"$venv/bin/python" "$root/bench/iree/zoo/make_mlp.py" "$work/mlp/model.onnx"
 
 echo "== tuning MiniLM (ONNX, 1x128, iree llvm-cpu)"
 mkdir -p "$work/minilm"

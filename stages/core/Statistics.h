@@ -7,7 +7,9 @@
 //
 //   ratio = the median of candidate/baseline over every pair of one
 //           candidate sample and one baseline sample;
-//   noise = half the interquartile range of those ratios.
+//   noise = half the interquartile range of those ratios;
+//   upper = the upper end of a distribution-free 95% confidence interval
+//           of that median: an order statistic of the same ratios.
 //
 // Every pair, not adjacent ones: the mlir-cpu backend interleaves its
 // samples, but IREE's benchmark tool times the baseline and a candidate in
@@ -37,8 +39,17 @@ double median(std::vector<double> values);
 struct RatioEstimate {
   /// Candidate time over baseline time: below 1 is faster.
   double ratio = 1;
-  /// Half the interquartile range of the sample ratios.
+  /// Half the interquartile range of the sample ratios: how far one
+  /// sample strays, whatever the number of samples.
   double noise = 0;
+  /// The ratio is below this with 97.5% confidence (the upper end of its
+  /// two-sided 95% interval): how sure the estimate is, which tightens as
+  /// samples are added. `ratio` is the Hodges-Lehmann estimate of the
+  /// shift between the sides' log times, and its interval is Moser's:
+  /// the k-th largest pairwise ratio, k from the Mann-Whitney statistic's
+  /// normal approximation. With too few samples for k (under 4 a side)
+  /// it is the largest ratio.
+  double upper = 1;
 };
 
 /// The ratio and noise of `candidate` samples against `baseline` samples

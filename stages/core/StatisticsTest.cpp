@@ -1,7 +1,9 @@
 #include "stages/core/Statistics.h"
+#include "stages/core/Testing.h"
 #include "stages/core/Selection.h"
 
 #include "gtest/gtest.h"
+
 
 using namespace retune;
 using namespace retune::stats;
@@ -42,4 +44,25 @@ TEST(StatisticsTest, NoisySamplesRaiseTheBarSelectionApplies) {
   select::Selection s = select::selectWinner({{0, noisy}, {1, steady}}, 0.02);
   ASSERT_TRUE(s.winner.has_value());
   EXPECT_EQ(*s.winner, 1u);
+}
+
+TEST(StatisticsTest, TheUpperBoundTightensAsSamplesAreAddedAndNoiseDoesNot) {
+  // A steady 5% gain under +-10% sample scatter: one sample's stray (the
+  // noise) stays near 7% however many are taken, while the confidence
+  // bound on the ratio falls below 1 once there are enough of them.
+  auto estimate = [&](unsigned perSide) {
+    return estimateRatio(test::scatteredSamples(perSide, 95, 2.3, 1),
+                         test::scatteredSamples(perSide, 100, 1.7, 0));
+  };
+  RatioEstimate few = estimate(15), many = estimate(30);
+  EXPECT_NEAR(few.ratio, 0.95, 0.01);
+  EXPECT_NEAR(many.ratio, 0.95, 0.01);
+  EXPECT_GT(few.noise, 0.05);
+  EXPECT_GT(many.noise, 0.05);
+  EXPECT_GT(few.upper, 1);
+  EXPECT_LT(many.upper, 1);
+  EXPECT_GT(many.upper, many.ratio);
+  // Under four samples a side the bound is the largest pairwise ratio.
+  EXPECT_DOUBLE_EQ(estimateRatio({2, 4}, {4, 8}).upper, 1);
+  EXPECT_DOUBLE_EQ(estimateRatio({9, 9, 9}, {10, 10, 10}).upper, 0.9);
 }

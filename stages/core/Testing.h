@@ -11,7 +11,9 @@
 
 #include "gtest/gtest.h"
 
+#include <cmath>
 #include <cstdlib>
+#include <vector>
 
 namespace retune::test {
 
@@ -27,6 +29,16 @@ inline void expectGolden(StringRef relativePath, const std::string &actual) {
   ASSERT_TRUE(static_cast<bool>(golden)) << toString(golden.takeError());
   EXPECT_EQ(actual, *golden) << "golden " << path
                              << " differs (RETUNE_UPDATE_GOLDEN=1 rewrites)";
+}
+
+/// `count` timings of `scale` scattered by +-10% (a sine of `step` per
+/// sample from `phase`): deterministic samples for the statistics' tests.
+inline std::vector<double> scatteredSamples(unsigned count, double scale,
+                                            double step, double phase) {
+  std::vector<double> values;
+  for (unsigned i = 0; i < count; ++i)
+    values.push_back(scale * (1 + 0.1 * std::sin(i * step + phase)));
+  return values;
 }
 
 } // namespace retune::test

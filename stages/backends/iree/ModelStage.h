@@ -36,18 +36,23 @@ struct ModelOptions {
   /// dispatch's winner).
   unsigned inModel = 3;
   /// A spec helps the model only when it runs it in less than
-  /// `1 - max(margin, noise)` of the baseline's time ([select] margin).
+  /// `1 - margin` of the baseline's time ([select] margin), beyond noise
+  /// (modelTrial).
   double margin = 0.02;
 };
 
 /// The trial of one attempt timed against the baseline: its ratio is
 /// stats::estimateRatio's of the tuned samples against the baseline's (as
 /// every bench record's), and it helps when that ratio is below
-/// `1 - max(margin, its noise)`, the rule a dispatch's winner meets: a
-/// spec is kept only where the whole model gets faster beyond noise. A
-/// failed side, or no tuned sample, is a trial that does not help, with
-/// ratio 0 and the failure's message.
+/// `1 - margin` and the ratio's 95% confidence bound below 1: a spec is
+/// kept only where the whole model gets faster by the margin, beyond
+/// noise. A failed side, or no tuned sample, is a trial that does not
+/// help, with ratio 0 and the failure's message.
 Trial modelTrial(const InterleavedOutcome &timed, double margin);
+
+/// Whether `timed` is beyond the margin but not yet established (its
+/// confidence bound is not below 1): more samples would decide it.
+bool needsMoreSamples(const InterleavedOutcome &timed, double margin);
 
 /// Per selection record (`<build>/best/<id>.json`), the dispatch's
 /// `inModel` fastest candidates that beat the baseline on the dispatch

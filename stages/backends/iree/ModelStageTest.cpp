@@ -3,11 +3,13 @@
 #include "stages/backends/iree/TestUtil.h"
 
 #include "stages/core/Statistics.h"
+#include "stages/core/Testing.h"
 #include "stages/support/FileUtil.h"
 
 #include "llvm/Support/FormatVariadic.h"
 
 #include <gtest/gtest.h>
+
 
 using namespace retune;
 using namespace retune::iree;
@@ -32,8 +34,12 @@ TEST(IreeModelTrial, TheRatioIsEveryBenchRecordsEstimator) {
   double expected = stats::estimateRatio(tuned, baseline).ratio;
   EXPECT_NEAR(expected, 0.2, 1e-12);
   EXPECT_DOUBLE_EQ(trial.ratio, expected);
-  EXPECT_TRUE(trial.helps);
-  EXPECT_EQ(trial.description, "0.200x the baseline time");
+  // Three samples a side that scatter 100x establish nothing.
+  EXPECT_FALSE(trial.helps);
+  EXPECT_EQ(trial.description,
+            "0.200x the baseline time (not established beyond noise: the "
+            "ratio is only below 2.000x with 97.5% confidence over 3 samples "
+            "a side)");
 }
 
 TEST(IreeModelTrial, FasterWithinMarginOrNoiseDoesNotHelp) {
@@ -42,14 +48,40 @@ TEST(IreeModelTrial, FasterWithinMarginOrNoiseDoesNotHelp) {
       modelTrial(timed({100, 100, 100, 100}, {99.5, 99.5, 99.5, 99.5}), 0.02);
   EXPECT_FALSE(withinMargin.helps);
   EXPECT_NEAR(withinMargin.ratio, 0.995, 1e-9);
-  EXPECT_NE(withinMargin.description.find("within margin and noise"),
+  EXPECT_NE(withinMargin.description.find("within the margin"),
             std::string::npos);
   // 5% faster by the median, but the pairs scatter by more than that.
   Trial withinNoise =
       modelTrial(timed({100, 130, 80, 100}, {95, 120, 70, 110}), 0.02);
   EXPECT_FALSE(withinNoise.helps);
   // 5% faster, steady: beyond both.
-  EXPECT_TRUE(modelTrial(timed({100, 100, 100}, {95, 95, 95}), 0.02).helps);
+  Trial steady = modelTrial(timed({100, 100, 100}, {95, 95, 95}), 0.02);
+  EXPECT_TRUE(steady.helps);
+  EXPECT_EQ(steady.description,
+            "0.950x the baseline time (below 0.950x with 97.5% confidence "
+            "over 3 samples a side)");
+}
+
+TEST(IreeModelTrial, AGainBeyondTheMarginButNotTheNoiseAsksForMoreSamples) {
+  // 5% faster under +-10% scatter: 15 samples a side do not establish it,
+  // 30 do (the pooled samples of two timings).
+  InterleavedOutcome few =
+      timed(test::scatteredSamples(15, 100, 1.7, 0),
+            test::scatteredSamples(15, 95, 2.3, 1));
+  EXPECT_FALSE(modelTrial(few, 0.02).helps);
+  EXPECT_TRUE(needsMoreSamples(few, 0.02));
+  InterleavedOutcome many =
+      timed(test::scatteredSamples(30, 100, 1.7, 0),
+            test::scatteredSamples(30, 95, 2.3, 1));
+  EXPECT_TRUE(modelTrial(many, 0.02).helps);
+  EXPECT_FALSE(needsMoreSamples(many, 0.02));
+  // Within the margin, or slower, no number of samples would keep it.
+  EXPECT_FALSE(needsMoreSamples(few, 0.06));
+  EXPECT_FALSE(needsMoreSamples(timed({100, 90, 110}, {105, 95, 115}), 0.02));
+  // A failure is decided.
+  InterleavedOutcome failed = few;
+  failed.tuned.status = Status::BenchError;
+  EXPECT_FALSE(needsMoreSamples(failed, 0.02));
 }
 
 TEST(IreeModelTrial, SlowerDoesNotHelp) {
