@@ -70,6 +70,9 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
   outcome.medianSeconds = stats::median(timed.tuned.samplesUs) * 1e-6;
   outcome.ratio = stats::median(timed.tuned.samplesUs) /
                   stats::median(timed.baseline.samplesUs);
+  outcome.ratioUpper = stats::estimateRatio(timed.tuned.runMediansUs,
+                                            timed.baseline.runMediansUs)
+                           .upper;
   return outcome;
 }
 

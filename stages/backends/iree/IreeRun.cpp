@@ -1,6 +1,7 @@
 //===- IreeRun.cpp - Compiling and benchmarking with IREE's tools ---------===//
 #include "stages/backends/iree/IreeRun.h"
 
+#include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/Hash.h"
 #include "stages/core/Subprocess.h"
@@ -443,6 +444,8 @@ InterleavedOutcome benchInterleaved(const IreeTools &tools,
     into.seconds += run.seconds;
     into.samplesUs.insert(into.samplesUs.end(), run.samplesUs.begin(),
                           run.samplesUs.end());
+    if (!run.samplesUs.empty())
+      into.runMediansUs.push_back(stats::median(run.samplesUs));
     if (run.status != Status::Ok) {
       into.status = run.status;
       into.message = run.message;

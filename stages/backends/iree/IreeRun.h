@@ -155,6 +155,10 @@ struct BenchOutcome {
   double seconds = 0;
   /// When the (first) benchmark run started (Unix seconds).
   double startedAt = 0;
+  /// The median of each benchmark process's samples, in run order: a
+  /// process is the unit of independence (ASLR and where its memory
+  /// lands shift all its samples alike; docs/iree-backend.md).
+  std::vector<double> runMediansUs;
 };
 
 /// Runs one benchmark; crashes, timeouts, non-zero exits, missing output and

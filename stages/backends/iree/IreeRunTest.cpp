@@ -404,6 +404,9 @@ TEST_F(IreeFakes, ModelInterleaved) {
   ASSERT_EQ(outcome.baseline.status, Status::Ok) << outcome.baseline.message;
   ASSERT_EQ(outcome.tuned.status, Status::Ok) << outcome.tuned.message;
   EXPECT_EQ(outcome.baseline.samplesUs.size(), 6u);
+  // One median per benchmark process: the model step's unit of evidence.
+  ASSERT_EQ(outcome.tuned.runMediansUs.size(), 3u);
+  EXPECT_NEAR(outcome.tuned.runMediansUs[0], 900.0, 15.0);
   // --function benchmarks report milliseconds; samples are microseconds.
   EXPECT_NEAR(stats::median(outcome.baseline.samplesUs), 1000.0, 15.0);
   EXPECT_NEAR(stats::median(outcome.tuned.samplesUs), 900.0, 15.0);

@@ -51,6 +51,10 @@ struct FlagSetOutcome {
   /// Median time over the default build's, measured interleaved; 0 when
   /// the set failed.
   double ratio = 0;
+  /// The 95% confidence bound of the ratio over the benchmark runs
+  /// (stats::RatioEstimate::upper, as the model step's): a set is chosen
+  /// only when it is below 1.
+  double ratioUpper = 0;
   /// Seconds the whole-model compile with the set took (part of what a
   /// set costs: a nightly run compiles the model many times), also when
   /// this run replayed the build from the cache (`compileCached`).

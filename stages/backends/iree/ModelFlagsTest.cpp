@@ -14,8 +14,31 @@ FlagSetOutcome measured(FlagSet flags, double ratio,
   o.flags = std::move(flags);
   o.status = status;
   o.ratio = status == Status::Ok ? ratio : 0;
+  o.ratioUpper = o.ratio;
   o.medianSeconds = ratio * 0.01;
   return o;
+}
+
+TEST(ModelFlags, AGainNotEstablishedBeyondNoiseIsNotChosen) {
+  // --b's median is fastest, but one of its runs was slower than one of
+  // the default's: --c, steadily 10% faster, is chosen.
+  FlagChoice choice;
+  choice.sets = {measured({"--b"}, 0.8), measured({"--c"}, 0.9)};
+  choice.sets[0].ratioUpper = 1.05;
+  chooseFlagSet(choice, 0.02);
+  EXPECT_EQ(choice.chosen, FlagSet{"--c"});
+  FlagChoice unsure;
+  unsure.sets = {measured({"--b"}, 0.8)};
+  unsure.sets[0].ratioUpper = 1.05;
+  chooseFlagSet(unsure, 0.02);
+  EXPECT_TRUE(unsure.chosen.empty());
+  EXPECT_NE(unsure.reason.find("beyond noise (best: --b at 0.800x, below "
+                               "1.050x with 97.5% confidence)"),
+            std::string::npos)
+      << unsure.reason;
+  Expected<FlagChoice> back = flagChoiceFromJson(toJson(choice));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_DOUBLE_EQ(back->sets[0].ratioUpper, 1.05);
 }
 
 TEST(ModelFlags, ChoosesTheFastestCorrectSetBeyondTheMargin) {

@@ -47,9 +47,10 @@ bool timedOk(const InterleavedOutcome &timed) {
          timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
 }
 
-/// How many times an undecided attempt is timed again (needsMoreSamples):
-/// at 2 threads on this 2-core machine one model sample strays by 8%, and
-/// a 5% gain needs about 30 samples a side to be told from noise.
+/// How many times an undecided attempt is timed again (needsMoreSamples),
+/// each `[iree] model_rounds` more runs a side: the bound is over runs, and
+/// three a side establish a gain only when every tuned run beats every
+/// baseline run.
 constexpr unsigned kMoreTimings = 2;
 
 /// The model compiled and timed with one set of winners.
@@ -116,9 +117,11 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
     InterleavedOutcome again = runner.timeAgainst("baseline", tag);
     if (!timedOk(again))
       break;
-    llvm::append_range(attempt.timed.baseline.samplesUs,
-                       again.baseline.samplesUs);
-    llvm::append_range(attempt.timed.tuned.samplesUs, again.tuned.samplesUs);
+    for (auto [into, from] : {std::pair{&attempt.timed.baseline, &again.baseline},
+                              std::pair{&attempt.timed.tuned, &again.tuned}}) {
+      llvm::append_range(into->samplesUs, from->samplesUs);
+      llvm::append_range(into->runMediansUs, from->runMediansUs);
+    }
   }
   return attempt;
 }
@@ -236,20 +239,31 @@ void recordProfiles(const ModelRunner &runner, const BaselineProfile &baseline,
 
 } // namespace
 
+/// The ratio over every pair of samples, and the confidence bound over the
+/// runs: one process's samples share its placement in memory, so they are
+/// not independent of each other (docs/iree-backend.md).
+static stats::RatioEstimate estimateTrial(const InterleavedOutcome &timed) {
+  stats::RatioEstimate estimate =
+      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+  estimate.upper = stats::estimateRatio(timed.tuned.runMediansUs,
+                                        timed.baseline.runMediansUs)
+                       .upper;
+  return estimate;
+}
+
 Trial modelTrial(const InterleavedOutcome &timed, double margin) {
   if (!timedOk(timed))
     return {false, timed.tuned.message + timed.baseline.message, 0};
-  stats::RatioEstimate estimate =
-      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+  stats::RatioEstimate estimate = estimateTrial(timed);
   bool beyondMargin = estimate.ratio < 1 - margin;
   bool established = estimate.upper < 1;
   std::string description =
       formatv("{0:f3}x the baseline time", estimate.ratio).str();
   std::string evidence =
-      formatv("below {0:f3}x with 97.5% confidence over {1} samples a side",
+      formatv("below {0:f3}x with 97.5% confidence over {1} runs a side",
               estimate.upper,
-              std::min(timed.tuned.samplesUs.size(),
-                       timed.baseline.samplesUs.size()))
+              std::min(timed.tuned.runMediansUs.size(),
+                       timed.baseline.runMediansUs.size()))
           .str();
   if (beyondMargin && established)
     description += " (" + evidence + ")";
@@ -269,8 +283,7 @@ Trial modelTrial(const InterleavedOutcome &timed, double margin) {
 bool needsMoreSamples(const InterleavedOutcome &timed, double margin) {
   if (!timedOk(timed))
     return false;
-  stats::RatioEstimate estimate =
-      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+  stats::RatioEstimate estimate = estimateTrial(timed);
   return estimate.ratio < 1 - margin && estimate.upper >= 1;
 }
 

@@ -17,11 +17,12 @@ using namespace retune::iree::testing;
 
 namespace {
 
+/// Timings of one sample per benchmark run.
 InterleavedOutcome timed(std::vector<double> baselineUs,
                          std::vector<double> tunedUs) {
   InterleavedOutcome outcome;
-  outcome.baseline.samplesUs = std::move(baselineUs);
-  outcome.tuned.samplesUs = std::move(tunedUs);
+  outcome.baseline.samplesUs = outcome.baseline.runMediansUs = baselineUs;
+  outcome.tuned.samplesUs = outcome.tuned.runMediansUs = tunedUs;
   return outcome;
 }
 
@@ -34,12 +35,12 @@ TEST(IreeModelTrial, TheRatioIsEveryBenchRecordsEstimator) {
   double expected = stats::estimateRatio(tuned, baseline).ratio;
   EXPECT_NEAR(expected, 0.2, 1e-12);
   EXPECT_DOUBLE_EQ(trial.ratio, expected);
-  // Three samples a side that scatter 100x establish nothing.
+  // Three runs a side that scatter 100x establish nothing.
   EXPECT_FALSE(trial.helps);
   EXPECT_EQ(trial.description,
             "0.200x the baseline time (not established beyond noise: the "
-            "ratio is only below 2.000x with 97.5% confidence over 3 samples "
-            "a side)");
+            "ratio is only below 2.000x with 97.5% confidence over 3 runs a "
+            "side)");
 }
 
 TEST(IreeModelTrial, FasterWithinMarginOrNoiseDoesNotHelp) {
@@ -59,12 +60,12 @@ TEST(IreeModelTrial, FasterWithinMarginOrNoiseDoesNotHelp) {
   EXPECT_TRUE(steady.helps);
   EXPECT_EQ(steady.description,
             "0.950x the baseline time (below 0.950x with 97.5% confidence "
-            "over 3 samples a side)");
+            "over 3 runs a side)");
 }
 
 TEST(IreeModelTrial, AGainBeyondTheMarginButNotTheNoiseAsksForMoreSamples) {
-  // 5% faster under +-10% scatter: 15 samples a side do not establish it,
-  // 30 do (the pooled samples of two timings).
+  // 5% faster under +-10% scatter: 15 runs a side do not establish it, 30
+  // do (the pooled runs of two timings).
   InterleavedOutcome few =
       timed(test::scatteredSamples(15, 100, 1.7, 0),
             test::scatteredSamples(15, 95, 2.3, 1));
@@ -78,6 +79,17 @@ TEST(IreeModelTrial, AGainBeyondTheMarginButNotTheNoiseAsksForMoreSamples) {
   // Within the margin, or slower, no number of samples would keep it.
   EXPECT_FALSE(needsMoreSamples(few, 0.06));
   EXPECT_FALSE(needsMoreSamples(timed({100, 90, 110}, {105, 95, 115}), 0.02));
+  // The bound is over runs: many steady samples in each of three runs do
+  // not make a run that was slower than a baseline run go away.
+  InterleavedOutcome clustered;
+  clustered.baseline.samplesUs.assign(15, 100);
+  clustered.baseline.runMediansUs = {100, 100, 100};
+  clustered.tuned.samplesUs.assign(10, 95);
+  clustered.tuned.samplesUs.insert(clustered.tuned.samplesUs.end(), 5, 101);
+  clustered.tuned.runMediansUs = {95, 95, 101};
+  EXPECT_NEAR(modelTrial(clustered, 0.02).ratio, 0.95, 1e-9);
+  EXPECT_FALSE(modelTrial(clustered, 0.02).helps);
+  EXPECT_TRUE(needsMoreSamples(clustered, 0.02));
   // A failure is decided.
   InterleavedOutcome failed = few;
   failed.tuned.status = Status::BenchError;
