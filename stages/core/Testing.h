@@ -9,6 +9,8 @@
 #include "stages/support/FileUtil.h"
 #include "stages/core/ProblemBuilder.h"
 
+#include "llvm/Support/FileSystem.h"
+
 #include "gtest/gtest.h"
 
 #include <cmath>
@@ -29,6 +31,28 @@ inline void expectGolden(StringRef relativePath, const std::string &actual) {
   ASSERT_TRUE(static_cast<bool>(golden)) << toString(golden.takeError());
   EXPECT_EQ(actual, *golden) << "golden " << path
                              << " differs (RETUNE_UPDATE_GOLDEN=1 rewrites)";
+}
+
+/// A fresh directory under the system's temporary directory, named
+/// `<prefix>-<random>`, removed when the test program exits: a suite run
+/// leaves nothing behind. RETUNE_KEEP_SCRATCH=1 keeps them to look at.
+inline std::string scratchDir(llvm::StringRef prefix) {
+  struct Created {
+    std::vector<std::string> dirs;
+    ~Created() {
+      if (!std::getenv("RETUNE_KEEP_SCRATCH"))
+        for (const std::string &dir : dirs)
+          llvm::sys::fs::remove_directories(dir);
+    }
+  };
+  static Created created;
+  llvm::SmallString<256> dir;
+  if (std::error_code ec = llvm::sys::fs::createUniqueDirectory(prefix, dir)) {
+    ADD_FAILURE() << "cannot create a scratch directory: " << ec.message();
+    return "";
+  }
+  created.dirs.push_back(dir.str().str());
+  return dir.str().str();
 }
 
 /// `count` timings of `scale` scattered by +-10% (a sine of `step` per

@@ -28,9 +28,11 @@ namespace {
 /// Measures one flag set against the default build (tag "default").
 /// `built` names the builds so far by their module's hash: a set whose
 /// module is byte-identical to one of them runs as that one does, and is
-/// not timed again (flags that change nothing in this model).
+/// not timed again (flags that change nothing in this model). A gain beyond
+/// `margin` that its runs do not establish is timed again (timeDecisively).
 FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
-                          StringRef tag, StringMap<std::string> &built) {
+                          StringRef tag, StringMap<std::string> &built,
+                          double margin) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
@@ -59,7 +61,7 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
     outcome.message = check.message;
     return outcome;
   }
-  InterleavedOutcome timed = runner.timeAgainst("default", tag);
+  InterleavedOutcome timed = runner.timeDecisively("default", tag, margin);
   for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
     if (side->status != Status::Ok || side->samplesUs.empty()) {
       outcome.status =
@@ -70,9 +72,7 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
   outcome.medianSeconds = stats::median(timed.tuned.samplesUs) * 1e-6;
   outcome.ratio = stats::median(timed.tuned.samplesUs) /
                   stats::median(timed.baseline.samplesUs);
-  outcome.ratioUpper = stats::estimateRatio(timed.tuned.runMediansUs,
-                                            timed.baseline.runMediansUs)
-                           .upper;
+  outcome.ratioUpper = estimateInterleaved(timed).upper;
   return outcome;
 }
 
@@ -112,7 +112,8 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str(), built));
+    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str(), built,
+                   options.margin));
   }
   for (const FlagSetOutcome &o : choice.sets)
     if (o.status == Status::Ok && o.ratio > 0) {

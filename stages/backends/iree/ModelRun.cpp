@@ -200,6 +200,42 @@ OutputCheck ModelRunner::check(StringRef tag) const {
   return checkOutputs(tools, runRequest(tag), *reference);
 }
 
+stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed) {
+  stats::RatioEstimate estimate =
+      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
+  estimate.upper = stats::estimateRatio(timed.tuned.runMediansUs,
+                                        timed.baseline.runMediansUs)
+                       .upper;
+  return estimate;
+}
+
+bool needsMoreSamples(const InterleavedOutcome &timed, double margin) {
+  for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
+    if (side->status != Status::Ok || side->samplesUs.empty())
+      return false;
+  stats::RatioEstimate estimate = estimateInterleaved(timed);
+  return estimate.ratio < 1 - margin && estimate.upper >= 1;
+}
+
+InterleavedOutcome ModelRunner::timeDecisively(StringRef referenceTag,
+                                               StringRef tag,
+                                               double margin) const {
+  InterleavedOutcome timed = timeAgainst(referenceTag, tag);
+  for (unsigned more = 0; more < kMoreTimings && needsMoreSamples(timed, margin);
+       ++more) {
+    InterleavedOutcome again = timeAgainst(referenceTag, tag);
+    if (again.baseline.status != Status::Ok || again.tuned.status != Status::Ok)
+      break;
+    for (auto [into, from] : {std::pair{&timed.baseline, &again.baseline},
+                              std::pair{&timed.tuned, &again.tuned}}) {
+      llvm::append_range(into->samplesUs, from->samplesUs);
+      llvm::append_range(into->runMediansUs, from->runMediansUs);
+      into->seconds += from->seconds;
+    }
+  }
+  return timed;
+}
+
 InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
                                             StringRef tag) const {
   // The device is measured by one process at a time, across runs.

@@ -17,6 +17,7 @@
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/backends/iree/ModelSignature.h"
 #include "stages/backends/iree/OutputCheck.h"
+#include "stages/core/Statistics.h"
 
 #include <optional>
 #include <string>
@@ -52,6 +53,23 @@ struct ModelRunOptions {
   /// `<workDir>/<name>`.
   std::string inWork(const llvm::Twine &name) const;
 };
+
+/// The ratio of `timed`'s tuned samples to its baseline's over every pair
+/// (stats::estimateRatio), with the confidence bound taken over the runs'
+/// medians: one process's samples share where its module and buffers
+/// landed, so they are not independent of each other
+/// (docs/file-formats.md, "Ratio and noise").
+stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed);
+
+/// Whether `timed` (both sides timed) is faster than `1 - margin` but not
+/// established (its confidence bound is not below 1): more runs would
+/// decide it.
+bool needsMoreSamples(const InterleavedOutcome &timed, double margin);
+
+/// How many times an undecided timing is repeated (timeDecisively), each
+/// `rounds` more runs a side: with three a side a gain is established only
+/// when every tuned run beats every baseline run.
+constexpr unsigned kMoreTimings = 2;
 
 /// One run of the whole model: its tools, entry and inputs, and the
 /// reference build's results that every other build must reproduce.
@@ -98,6 +116,12 @@ public:
   /// device's measurement lock.
   InterleavedOutcome timeAgainst(llvm::StringRef referenceTag,
                                  llvm::StringRef tag) const;
+
+  /// timeAgainst, and while its gain is beyond `margin` but not
+  /// established (needsMoreSamples), again, at most kMoreTimings times,
+  /// the runs pooled: what the flag search and the model step decide by.
+  InterleavedOutcome timeDecisively(llvm::StringRef referenceTag,
+                                    llvm::StringRef tag, double margin) const;
 
   /// `<tag>.vmfb` run `runs` times under IREE's profiler, holding the
   /// device's measurement lock: each dispatch function's calls (over all

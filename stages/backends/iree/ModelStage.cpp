@@ -47,12 +47,6 @@ bool timedOk(const InterleavedOutcome &timed) {
          timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
 }
 
-/// How many times an undecided attempt is timed again (needsMoreSamples),
-/// each `[iree] model_rounds` more runs a side: the bound is over runs, and
-/// three a side establish a gain only when every tuned run beats every
-/// baseline run.
-constexpr unsigned kMoreTimings = 2;
-
 /// The model compiled and timed with one set of winners.
 struct Attempt {
   std::string specText;
@@ -108,21 +102,7 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
       return attempt;
     }
   }
-  attempt.timed = runner.timeAgainst("baseline", tag);
-  // A gain beyond the margin that the samples do not establish yet gets
-  // more of them: both builds again, interleaved, pooled with the first.
-  for (unsigned more = 0;
-       more < kMoreTimings && needsMoreSamples(attempt.timed, options.margin);
-       ++more) {
-    InterleavedOutcome again = runner.timeAgainst("baseline", tag);
-    if (!timedOk(again))
-      break;
-    for (auto [into, from] : {std::pair{&attempt.timed.baseline, &again.baseline},
-                              std::pair{&attempt.timed.tuned, &again.tuned}}) {
-      llvm::append_range(into->samplesUs, from->samplesUs);
-      llvm::append_range(into->runMediansUs, from->runMediansUs);
-    }
-  }
+  attempt.timed = runner.timeDecisively("baseline", tag, options.margin);
   return attempt;
 }
 
@@ -239,22 +219,10 @@ void recordProfiles(const ModelRunner &runner, const BaselineProfile &baseline,
 
 } // namespace
 
-/// The ratio over every pair of samples, and the confidence bound over the
-/// runs: one process's samples share its placement in memory, so they are
-/// not independent of each other (docs/iree-backend.md).
-static stats::RatioEstimate estimateTrial(const InterleavedOutcome &timed) {
-  stats::RatioEstimate estimate =
-      stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
-  estimate.upper = stats::estimateRatio(timed.tuned.runMediansUs,
-                                        timed.baseline.runMediansUs)
-                       .upper;
-  return estimate;
-}
-
 Trial modelTrial(const InterleavedOutcome &timed, double margin) {
   if (!timedOk(timed))
     return {false, timed.tuned.message + timed.baseline.message, 0};
-  stats::RatioEstimate estimate = estimateTrial(timed);
+  stats::RatioEstimate estimate = estimateInterleaved(timed);
   bool beyondMargin = estimate.ratio < 1 - margin;
   bool established = estimate.upper < 1;
   std::string description =
@@ -278,13 +246,6 @@ Trial modelTrial(const InterleavedOutcome &timed, double margin) {
                            evidence)
                        .str();
   return {beyondMargin && established, description, estimate.ratio};
-}
-
-bool needsMoreSamples(const InterleavedOutcome &timed, double margin) {
-  if (!timedOk(timed))
-    return false;
-  stats::RatioEstimate estimate = estimateTrial(timed);
-  return estimate.ratio < 1 - margin && estimate.upper >= 1;
 }
 
 Expected<std::vector<DispatchOptions>>

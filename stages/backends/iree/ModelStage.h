@@ -50,9 +50,6 @@ struct ModelOptions {
 /// help, with ratio 0 and the failure's message.
 Trial modelTrial(const InterleavedOutcome &timed, double margin);
 
-/// Whether `timed` is beyond the margin but not yet established (its
-/// confidence bound is not below 1): more samples would decide it.
-bool needsMoreSamples(const InterleavedOutcome &timed, double margin);
 
 /// Per selection record (`<build>/best/<id>.json`), the dispatch's
 /// `inModel` fastest candidates that beat the baseline on the dispatch

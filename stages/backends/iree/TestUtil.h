@@ -35,11 +35,10 @@ inline void expectGolden(llvm::StringRef actual, llvm::StringRef goldenName) {
                      actual.str());
 }
 
-/// A fresh scratch directory under the build tree.
+/// A fresh scratch directory, removed when the test program exits
+/// (test::scratchDir).
 inline std::string scratchDir(llvm::StringRef name) {
-  llvm::SmallString<256> dir;
-  llvm::sys::fs::createUniqueDirectory("retune-iree-" + name, dir);
-  return std::string(dir);
+  return test::scratchDir(("retune-iree-" + name).str());
 }
 
 inline Problem matmulTransposeB() {

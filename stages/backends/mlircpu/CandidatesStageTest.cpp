@@ -1,5 +1,6 @@
 //===- CandidatesStageTest.cpp - retune-candidates with a ranker model ----===//
 #include "stages/backends/mlircpu/CandidatesStage.h"
+#include "stages/core/Testing.h"
 
 #include "stages/core/Records.h"
 #include "stages/search/ranker/RankerTesting.h"
@@ -16,7 +17,8 @@ namespace {
 class CandidatesStageTest : public ::testing::Test {
 protected:
   void SetUp() override {
-    ASSERT_FALSE(sys::fs::createUniqueDirectory("candidates-test", dir));
+    dir = test::scratchDir("candidates-test");
+    ASSERT_FALSE(dir.empty());
     DispatchEntry entry;
     entry.problem = matmulProblem(128, 128, 128);
     entry.problem.target = host.target();

@@ -6,6 +6,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/mlircpu/CompileStage.h"
+#include "stages/core/Testing.h"
 #include "stages/backends/mlircpu/CompileWorker.h"
 
 #include "stages/core/Records.h"
@@ -40,10 +41,8 @@ public:
 class MlirCpuCompileStage : public ::testing::Test {
 protected:
   void SetUp() override {
-    llvm::SmallString<128> path;
-    ASSERT_FALSE(
-        llvm::sys::fs::createUniqueDirectory("mlircpu-compile-stage", path));
-    dir = path.str().str();
+    dir = test::scratchDir("mlircpu-compile-stage");
+    ASSERT_FALSE(dir.empty());
     options.payloadPath = dir + "/dispatch.mlir";
     llvm::cantFail(writeFileAtomic(options.payloadPath, "module {}\n"));
     options.specPath = dir + "/0.spec.mlir";

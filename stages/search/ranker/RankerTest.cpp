@@ -1,5 +1,6 @@
 //===- RankerTest.cpp - Features, training, fallback and model files ------===//
 #include "stages/search/ranker/Ranker.h"
+#include "stages/core/Testing.h"
 #include "stages/search/ranker/Corpus.h"
 #include "stages/search/ranker/Features.h"
 
@@ -35,9 +36,7 @@ std::vector<cpu::CpuConfig> configsOf(const MeasuredDispatch &d) {
 }
 
 std::string tempPath(StringRef name) {
-  SmallString<128> dir;
-  EXPECT_FALSE(sys::fs::createUniqueDirectory("ranker-test", dir));
-  return (dir + "/" + name).str();
+  return test::scratchDir("ranker-test") + "/" + name.str();
 }
 
 TEST(RankerTest, FeaturesAreDeterministicAndFinite) {
