@@ -21,7 +21,13 @@ def tune_facts(build):
                                   for d in skipped)
     ok = sum(d.get("candidates_ok", 0) for d in dispatches)
     total = sum(d.get("candidates", 0) for d in dispatches)
+    try:
+        kept = len(json.load(open(f"{build}/model/result.json")).get(
+            "winners_kept", []))
+    except (OSError, ValueError):
+        kept = None
     return {"problems": len(dispatches), "searched": len(searched),
+            "kept": kept,
             "won": len(won),
             "skipped": len(skipped), "reasons": reasons,
             "compiled": f"{ok}/{total}",
@@ -31,7 +37,10 @@ def tune_facts(build):
 def flag_outcomes(build):
     chosen = json.load(open(f"{build}/flags/chosen.json"))
     for s in chosen.get("sets", []):
-        what = (f"{s['ratio']:.3f}x the default's time" if s.get("ratio")
+        bound = (f", below {s['ratio_upper']:.3f}x with 97.5% confidence"
+                 if s.get("ratio_upper") else "")
+        what = (f"{s['ratio']:.3f}x the default's time{bound}"
+                if s.get("ratio")
                 else f"{s.get('status')}: {s.get('message', '')[:90]}")
         yield " ".join(s.get("flags", [])), what
 
@@ -67,7 +76,10 @@ def main():
         default, tuned, ort = med["default"], med["tuned"], med.get("ort")
         flags = med.get("flags")
         flags_ms = f"{flags:8.2f} ms" if flags else "       -   "
-        spec = f"{flags / tuned:5.2f}x" if flags else "    - "
+        # An empty spec: flags only and IREE+Retune are one module, and
+        # their ratio is noise, not a gain.
+        spec = ("empty " if f["kept"] == 0 else
+                f"{flags / tuned:5.2f}x" if flags else "    - ")
         ort_ms = f"{ort:9.2f} ms" if ort else "        -   "
         vs_ort = f"{ort / tuned:6.2f}x" if ort else "     - "
         print(f"{m:8} {default:10.2f} ms {flags_ms} {tuned:9.2f} ms {ort_ms} "
@@ -77,7 +89,8 @@ def main():
     print(f"({threads} thread{'s' if threads > 1 else ''}, median ms; IREE "
           "runs on its caching allocator (--device_allocator=caching); flags "
           "only: Retune's compile flags without its spec; spec: what the spec "
-          "adds on top of those flags; vs ort > 1: IREE+Retune is faster than "
+          "adds on top of those flags (empty: no winner kept, the two are one "
+          "module); vs ort > 1: IREE+Retune is faster than "
           "onnxruntime; searched: dispatches with candidates; winners: "
           "dispatches that beat IREE's default; compiled: candidates that "
           "compiled / generated)")
