@@ -99,9 +99,11 @@ Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
       if (!trial)
         return trial.takeError();
       json::Object entry{{"dispatch", d.dispatch}, {"spec", option.spec}};
-      if (trial->ratio > 0)
+      if (trial->ratio > 0) {
         entry["model_ratio"] = trial->ratio;
-      else
+        // The verdict with its evidence (a bound, the runs, the margin).
+        entry["measured"] = trial->description;
+      } else
         entry["failed"] = trial->description;
       choice.trials.push_back(std::move(entry));
       if (trial->helps && trial->ratio > 0 && trial->ratio < bestRatio) {

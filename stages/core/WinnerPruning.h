@@ -77,7 +77,8 @@ struct InModelChoice {
   /// Per dispatch, the option that made the whole model fastest, if any
   /// made it faster at all; in the order of the dispatches.
   std::vector<Winner> chosen;
-  /// {"dispatch", "spec", "model_ratio" or "failed"} per option measured.
+  /// {"dispatch", "spec", "model_ratio" and "measured" (the trial's
+  /// description) or "failed"} per option measured.
   llvm::json::Array trials;
   /// {"dispatch", "reason"} per dispatch none of whose options helped.
   llvm::json::Array dropped;

@@ -130,6 +130,8 @@ TEST(WinnerPruning, InModelChoicePicksWhatTheModelSees) {
   EXPECT_EQ(choice->chosen[0].spec, "a1.spec.mlir");
   EXPECT_EQ(choice->trials.size(), 5u);
   EXPECT_EQ(model.tags.front(), "option-a-0");
+  const json::Object *slower = choice->trials.front().getAsObject();
+  EXPECT_EQ(slower->getString("measured").value_or(""), "1.050000");
   const json::Object *failed = choice->trials.back().getAsObject();
   EXPECT_EQ(failed->getString("failed").value_or(""), "compile error");
   // "b" and "c" are dropped, with what the model measured.
