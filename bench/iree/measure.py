@@ -134,7 +134,10 @@ def main():
                         help="the parameter archive (scope `model`) of a model imported "
                              "with its weights external")
     args = parser.parse_args()
-    work = tempfile.mkdtemp()
+    # The builds (hundreds of MB for the zoo's models) go when the process
+    # exits, also on an error.
+    scratch = tempfile.TemporaryDirectory()
+    work = scratch.name
     default_vmfb, tuned_vmfb = f"{work}/default.vmfb", f"{work}/tuned.vmfb"
     compile_model(args.bin_dir, args.model, None, default_vmfb)
     tuned_flags = CPU_FLAGS
