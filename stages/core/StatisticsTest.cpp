@@ -1,9 +1,8 @@
 #include "stages/core/Statistics.h"
-#include "stages/core/Testing.h"
 #include "stages/core/Selection.h"
+#include "stages/core/Testing.h"
 
 #include "gtest/gtest.h"
-
 
 using namespace retune;
 using namespace retune::stats;

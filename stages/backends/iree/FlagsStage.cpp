@@ -112,8 +112,8 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str(), built,
-                   options.margin));
+    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str(),
+                                     built, options.margin));
   }
   for (const FlagSetOutcome &o : choice.sets)
     if (o.status == Status::Ok && o.ratio > 0) {

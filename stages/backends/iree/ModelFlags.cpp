@@ -203,13 +203,12 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
       chosen = &o;
   }
   if (chosen) {
-    best = chosen;
-    choice.chosen = best->flags;
+    choice.chosen = chosen->flags;
     choice.reason = formatv("{0} runs the model in {1:f3}x the default "
                             "flags' time",
-                            join(best->flags, " "), best->ratio)
+                            join(chosen->flags, " "), chosen->ratio)
                         .str();
-    choice.reason += compileCost(*best, choice.defaultCompileSeconds);
+    choice.reason += compileCost(*chosen, choice.defaultCompileSeconds);
     choice.reason += skippedSets(choice);
     return;
   }

@@ -200,6 +200,11 @@ OutputCheck ModelRunner::check(StringRef tag) const {
   return checkOutputs(tools, runRequest(tag), *reference);
 }
 
+bool bothSidesTimed(const InterleavedOutcome &timed) {
+  return timed.baseline.status == Status::Ok &&
+         timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
+}
+
 stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed) {
   stats::RatioEstimate estimate =
       stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
@@ -210,9 +215,8 @@ stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed) {
 }
 
 bool needsMoreSamples(const InterleavedOutcome &timed, double margin) {
-  for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
-    if (side->status != Status::Ok || side->samplesUs.empty())
-      return false;
+  if (!bothSidesTimed(timed))
+    return false;
   stats::RatioEstimate estimate = estimateInterleaved(timed);
   return estimate.ratio < 1 - margin && estimate.upper >= 1;
 }
@@ -224,7 +228,7 @@ InterleavedOutcome ModelRunner::timeDecisively(StringRef referenceTag,
   for (unsigned more = 0; more < kMoreTimings && needsMoreSamples(timed, margin);
        ++more) {
     InterleavedOutcome again = timeAgainst(referenceTag, tag);
-    if (again.baseline.status != Status::Ok || again.tuned.status != Status::Ok)
+    if (!bothSidesTimed(again))
       break;
     for (auto [into, from] : {std::pair{&timed.baseline, &again.baseline},
                               std::pair{&timed.tuned, &again.tuned}}) {

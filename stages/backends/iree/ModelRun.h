@@ -54,6 +54,10 @@ struct ModelRunOptions {
   std::string inWork(const llvm::Twine &name) const;
 };
 
+/// Whether both sides of `timed` ran and the tuned side has samples: a
+/// timing there is a ratio of.
+bool bothSidesTimed(const InterleavedOutcome &timed);
+
 /// The ratio of `timed`'s tuned samples to its baseline's over every pair
 /// (stats::estimateRatio), with the confidence bound taken over the runs'
 /// medians: one process's samples share where its module and buffers

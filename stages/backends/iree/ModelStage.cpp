@@ -42,11 +42,6 @@ std::vector<double> toSeconds(ArrayRef<double> us) {
   return seconds;
 }
 
-bool timedOk(const InterleavedOutcome &timed) {
-  return timed.baseline.status == Status::Ok &&
-         timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
-}
-
 /// The model compiled and timed with one set of winners.
 struct Attempt {
   std::string specText;
@@ -220,7 +215,7 @@ void recordProfiles(const ModelRunner &runner, const BaselineProfile &baseline,
 } // namespace
 
 Trial modelTrial(const InterleavedOutcome &timed, double margin) {
-  if (!timedOk(timed))
+  if (!bothSidesTimed(timed))
     return {false, timed.tuned.message + timed.baseline.message, 0};
   stats::RatioEstimate estimate = estimateInterleaved(timed);
   bool beyondMargin = estimate.ratio < 1 - margin;

@@ -50,7 +50,6 @@ struct ModelOptions {
 /// help, with ratio 0 and the failure's message.
 Trial modelTrial(const InterleavedOutcome &timed, double margin);
 
-
 /// Per selection record (`<build>/best/<id>.json`), the dispatch's
 /// `inModel` fastest candidates that beat the baseline on the dispatch
 /// (ratio < 1), fastest first, read from `<build>/results/<id>/` and
