@@ -9,7 +9,8 @@ usage: measure.py <venv bin> <name> <model.mlir> <tuning_spec.mlir> <onnx|-> \
                   [--threads 1 [2]] [--json <medians.json>]
 
 "IREE+Retune" is the model compiled the way Retune says: the flags of
-compile_flags.txt (the model-level search's choice) and the tuning spec;
+compile_flags.txt (the model-level search's choice), the tuning spec and
+the configured executables beside it (executables/, where there are any);
 with a flags file, "flags only" is the same build without the spec, so the
 table separates what the flag choice gains from what the spec adds.
 """
@@ -35,6 +36,12 @@ def compile_model(bin_dir, model, spec, out, flags=CPU_FLAGS):
     # One thread with a spec, as Retune compiles (docs/iree-backend.md).
     spec_flags = ([f"--iree-codegen-tuning-spec-path={spec}",
                    "--mlir-disable-threading"] if spec else [])
+    # The winners the spec does not reach in the model come as configured
+    # executables in executables/ beside it (docs/iree-backend.md).
+    executables = os.path.join(os.path.dirname(spec), "executables") if spec else ""
+    if executables and os.path.isdir(executables) and os.listdir(executables):
+        spec_flags.append(
+            f"--iree-hal-substitute-executable-configurations-from={executables}")
     subprocess.run([f"{bin_dir}/iree-compile", model, *flags, *spec_flags,
                     "-o", out], check=True)
 

@@ -609,6 +609,10 @@ json::Value toJson(const ModelRecord &record) {
     object["in_model_profile"] = json::Array(record.inModelProfile);
   if (!record.profileNote.empty())
     object["profile_note"] = record.profileNote;
+  if (!record.executables.empty())
+    object["executables"] = json::Array(record.executables);
+  if (!record.specReach.empty())
+    object["spec_reach"] = record.specReach;
   if (record.budgetLimited)
     object["budget_limited"] = true;
   return object;
@@ -630,6 +634,7 @@ Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
   record.maxError = reader.num("max_error", false);
   record.resultsChecked = reader.str("results_checked", false);
   record.profileNote = reader.str("profile_note", false);
+  record.specReach = reader.str("spec_reach", false);
   if (reader.object)
     record.budgetLimited =
         reader.object->getBoolean("budget_limited").value_or(false);
@@ -648,6 +653,8 @@ Expected<ModelRecord> modelRecordFromJson(const json::Value &v) {
       record.inModelTrials = *trials;
     if (const json::Array *profile = reader.object->getArray("in_model_profile"))
       record.inModelProfile = *profile;
+    if (const json::Array *executables = reader.object->getArray("executables"))
+      record.executables = *executables;
   }
   if (Error err = reader.take())
     return std::move(err);

@@ -226,6 +226,12 @@ struct ModelRecord {
   llvm::json::Array inModelProfile;
   /// iree: why there is no profile (empty when there is one).
   std::string profileNote;
+  /// iree: the kept winners the model's compile does not apply from the
+  /// spec, delivered as configured executables: per executable `dispatch`,
+  /// `executable` and `file` (in the executables folder beside the spec).
+  llvm::json::Array executables;
+  /// iree: how the spec reaches the dispatches, or why it was not checked.
+  std::string specReach;
   /// The run's time budget cut this step short (iree: all winners together
   /// only): the next run's VERIFY removes the record, so the step is redone.
   bool budgetLimited = false;

@@ -3,6 +3,7 @@
 
 #include "cache/CachedStep.h"
 #include "stages/backends/iree/CompileTiming.h"
+#include "stages/backends/iree/ConfiguredExecutables.h"
 #include "stages/core/Subprocess.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
@@ -11,14 +12,12 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/Path.h"
 #include "llvm/TargetParser/Host.h"
 
 using namespace llvm;
 
 namespace retune::iree {
-namespace {
-/// How the spec is passed depends on the target family; the model names no
-/// target, its compile flags do.
 std::string familyOfFlags(ArrayRef<std::string> flags) {
   for (StringRef flag : flags) {
     if (flag.contains("llvm-cpu") || flag.ends_with("=local"))
@@ -29,6 +28,7 @@ std::string familyOfFlags(ArrayRef<std::string> flags) {
   return "gpu";
 }
 
+namespace {
 /// What makes a whole-model build: IREE's compiler, the exact arguments
 /// Retune passes it (paths of this build replaced by the content of the
 /// model and the spec) and the host (llvm-cpu builds for `host`). Not the
@@ -52,6 +52,27 @@ std::string modelBuildKey(const IreeTools &tools, CompileRequest request) {
     }
     key.add(tag, blake3Hex(*text));
     *path = ("<" + tag + ">").str();
+  }
+  // Substituted executables count by their content, not their folder.
+  for (std::string &flag : request.flags) {
+    StringRef dir(flag);
+    if (!dir.consume_front(substituteExecutablesFlag("")))
+      continue;
+    std::error_code ec;
+    std::vector<std::string> files;
+    for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+         it.increment(ec))
+      files.push_back(it->path());
+    llvm::sort(files);
+    for (const std::string &file : files) {
+      Expected<std::string> text = readFile(file);
+      if (!text) {
+        consumeError(text.takeError());
+        return "";
+      }
+      key.add(sys::path::filename(file), blake3Hex(*text));
+    }
+    flag = substituteExecutablesFlag("<executables>");
   }
   request.vmfbPath = "<module>";
   request.reproducerPath = "<reproducer>";

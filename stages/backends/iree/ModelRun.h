@@ -54,6 +54,11 @@ struct ModelRunOptions {
   std::string inWork(const llvm::Twine &name) const;
 };
 
+/// The family of the target `flags` compile for ("cpu", "cuda", "gpu"):
+/// how a spec is passed depends on it (IreeSyntax::specFlags), and the
+/// model names no target, its compile flags do.
+std::string familyOfFlags(llvm::ArrayRef<std::string> flags);
+
 /// Whether both sides of `timed` ran and the tuned side has samples: a
 /// timing there is a ratio of.
 bool bothSidesTimed(const InterleavedOutcome &timed);

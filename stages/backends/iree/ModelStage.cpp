@@ -16,6 +16,7 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/ModelStage.h"
 
+#include "stages/backends/iree/ConfiguredExecutables.h"
 #include "stages/backends/iree/IreeLinker.h"
 #include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/IreeSpec.h"
@@ -23,7 +24,9 @@
 #include "stages/support/FileUtil.h"
 #include "stages/support/RunBudget.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
 
@@ -45,8 +48,22 @@ std::vector<double> toSeconds(ArrayRef<double> us) {
 /// The model compiled and timed with one set of winners.
 struct Attempt {
   std::string specText;
+  /// The winners the spec does not reach in the model, as configured
+  /// executables (SpecReach).
+  std::vector<DeliveredExecutable> executables;
   InterleavedOutcome timed;
 };
+
+/// What a trial's record says of the winners carried by executables.
+std::string describeDelivery(const Attempt &attempt) {
+  if (attempt.executables.empty())
+    return {};
+  std::vector<std::string> names;
+  for (const DeliveredExecutable &e : attempt.executables)
+    names.push_back(e.executable + " (" + e.dispatch + ")");
+  return "; the spec does not reach " + join(names, ", ") +
+         " in the model: delivered as configured executable(s)";
+}
 
 /// The spec of `some` winners (tried as `tag`): spec/linked.mlir for all
 /// of them (the link step made it), else linked here with the same linker.
@@ -64,7 +81,8 @@ Expected<std::string> specFor(const ModelOptions &options,
 Expected<Attempt> tryWinners(const ModelOptions &options,
                              const ModelRunner &runner, ArrayRef<Winner> some,
                              StringRef tag, bool isAll,
-                             const CompileRecord &baseline) {
+                             const CompileRecord &baseline,
+                             const SpecReach *reach) {
   Attempt attempt;
   Expected<std::string> text = specFor(options, runner, some, tag, isAll);
   if (!text)
@@ -75,7 +93,19 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
           specPath, attempt.specText,
           IreeIrLibrary::forTool(options.run.iree.compile)))
     return std::move(err);
-  CompileRecord compiled = runner.compile(tag, specPath);
+  std::vector<std::string> extraFlags;
+  if (reach) {
+    std::string dir = options.run.inWork(tag + ".executables");
+    std::vector<std::string> unchanged;
+    Expected<std::vector<DeliveredExecutable>> delivered =
+        reach->substitute(some, dir, unchanged);
+    if (!delivered)
+      return delivered.takeError();
+    attempt.executables = std::move(*delivered);
+    if (!attempt.executables.empty())
+      extraFlags.push_back(substituteExecutablesFlag(dir));
+  }
+  CompileRecord compiled = runner.compile(tag, specPath, extraFlags);
   if (compiled.status != Status::Ok) {
     attempt.timed.tuned.status = compiled.status;
     attempt.timed.tuned.message = "compile with the spec: " + compiled.message;
@@ -85,8 +115,16 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
   // byte-identical: it cannot help, and shipping it would hide that.
   if (!some.empty() && compiled.artifactHash == baseline.artifactHash) {
     attempt.timed.tuned.status = Status::NotApplied;
-    attempt.timed.tuned.message = "the spec did not apply to the model: its "
-                                  "module is byte-identical to the baseline's";
+    attempt.timed.tuned.message =
+        reach && llvm::any_of(some, [&](const Winner &w) {
+          return reach->misses(w.dispatch);
+        })
+            ? "the spec did not apply to the model: its module is "
+              "byte-identical to the baseline's (the spec does not reach the "
+              "dispatch in the model, and IREE configures its executable "
+              "with the spec as without)"
+            : "the spec did not apply to the model: its module is "
+              "byte-identical to the baseline's";
     return attempt;
   }
   {
@@ -368,6 +406,78 @@ std::vector<Winner> smallWinnersTogether(json::Array &unpromising,
   return joined;
 }
 
+/// Where the linked spec reaches the model's dispatches (SpecReach), on
+/// llvm-cpu with IREE's library at hand; else none, and why in `note`.
+std::optional<SpecReach> findSpecReach(const ModelOptions &options,
+                                       const ModelRunner &runner,
+                                       ArrayRef<DispatchEntry> dispatches,
+                                       ArrayRef<Winner> winners,
+                                       std::string &note) {
+  if (winners.empty())
+    return std::nullopt;
+  if (familyOfFlags(options.run.iree.compileFlags) != "cpu") {
+    note = "not checked: configured executables are delivered on llvm-cpu "
+           "only";
+    return std::nullopt;
+  }
+  const IreeIrLibrary *library =
+      IreeIrLibrary::forTool(options.run.iree.compile);
+  if (!library) {
+    note = "not checked: IREE's compiler library is not beside iree-compile";
+    return std::nullopt;
+  }
+  std::vector<SpecReach::Dispatch> exports;
+  for (const DispatchEntry &d : dispatches)
+    exports.push_back({d.id, d.name});
+  Expected<SpecReach> reach = SpecReach::find(
+      runner.ireeTools(), *library, options.run.modelPath,
+      options.run.iree.compileFlags, options.linkedPath, exports,
+      options.run.workDir, options.run.compileTimeout);
+  if (!reach) {
+    note = "not checked: " + toString(reach.takeError());
+    return std::nullopt;
+  }
+  note = reach->numMissed() == 0
+             ? "the spec reaches every winner's dispatch in the model"
+             : formatv("the spec does not reach {0} of the {1} winners' "
+                       "dispatches in the model; their winners are delivered "
+                       "as configured executables",
+                       reach->numMissed(), winners.size())
+                   .str();
+  return std::move(*reach);
+}
+
+/// The executables folder users pass to iree-compile beside the spec:
+/// `executables/` next to it, holding the kept winners' configured
+/// executables (none: empty, which IREE takes as no substitution).
+std::string executablesDirFor(StringRef finalSpec) {
+  SmallString<256> dir = sys::path::parent_path(finalSpec);
+  sys::path::append(dir, "executables");
+  return dir.str().str();
+}
+
+Expected<json::Array>
+writeFinalExecutables(StringRef dir,
+                      ArrayRef<DeliveredExecutable> executables) {
+  if (std::error_code ec = sys::fs::remove_directories(dir))
+    return makeError("cannot clear " + dir + ": " + ec.message());
+  if (std::error_code ec = sys::fs::create_directories(dir))
+    return makeError("cannot create " + dir + ": " + ec.message());
+  json::Array records;
+  for (const DeliveredExecutable &e : executables) {
+    Expected<std::string> text = readFile(e.file);
+    if (!text)
+      return text.takeError();
+    std::string file = (dir + "/" + e.executable + ".mlir").str();
+    if (Error err = writeFileAtomic(file, *text))
+      return std::move(err);
+    records.push_back(json::Object{{"dispatch", e.dispatch},
+                                   {"executable", e.executable},
+                                   {"file", file}});
+  }
+  return records;
+}
+
 Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   double startedAt = unixSeconds();
   auto start = std::chrono::steady_clock::now();
@@ -394,6 +504,11 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   BaselineProfile baselineProfile =
       spent ? BaselineProfile{{}, "not profiled: " + *spent}
             : profileBaseline(*runner);
+  std::string specReachNote;
+  std::optional<SpecReach> reach =
+      spent ? std::nullopt
+            : findSpecReach(options, *runner, dispatches, *linked,
+                            specReachNote);
   std::map<std::string, Attempt> attempts;
   auto isLinked = [&](ArrayRef<Winner> some) {
     return specPaths(some) == specPaths(*linked);
@@ -402,10 +517,12 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     if (spent && !attempts.empty())
       return Trial{false, "not measured (" + *spent + ")", 0};
     Expected<Attempt> attempt =
-        tryWinners(options, *runner, some, tag, isLinked(some), *baseline);
+        tryWinners(options, *runner, some, tag, isLinked(some), *baseline,
+                   reach ? &*reach : nullptr);
     if (!attempt)
       return attempt.takeError();
     Trial trial = modelTrial(attempt->timed, options.margin);
+    trial.description += describeDelivery(*attempt);
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };
@@ -455,8 +572,16 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
           options.finalSpec, tuned ? behind.specText : emitTuningSpec({}),
           IreeIrLibrary::forTool(options.run.iree.compile)))
     return err;
+  Expected<json::Array> executables = writeFinalExecutables(
+      executablesDirFor(options.finalSpec),
+      tuned ? ArrayRef<DeliveredExecutable>(behind.executables)
+            : ArrayRef<DeliveredExecutable>());
+  if (!executables)
+    return executables.takeError();
   ModelRecord r = modelRecord(options, *runner, *decision, behind);
   r.inModelTrials = std::move(inModelTrials);
+  r.executables = std::move(*executables);
+  r.specReach = std::move(specReachNote);
   if (riders)
     r.decision += formatv("; {0} winner(s) on dispatches too small to show "
                           "alone in the model joined the others untried",
