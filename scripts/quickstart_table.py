@@ -70,6 +70,9 @@ def main():
     print(f"  Retune's own measurement during the tune: {m['speedup']:.2f}x{shares}")
     print(f"\nreport:      {build}/report/index.html (summary.json beside it)")
     print(f"tuning spec: {build}/tuning_spec.mlir, flags: {build}/compile_flags.txt")
+    executables = os.path.join(build, "executables")
+    if os.path.isdir(executables) and os.listdir(executables):
+        print(f"configured executables (the spec cannot reach them): {executables}/")
 
 
 if __name__ == "__main__":

@@ -25,6 +25,25 @@ TEST(RecordsTest, BenchRecordRoundTrips) {
   EXPECT_EQ(back->status, Status::Ok);
 }
 
+TEST(RecordsTest, ModelRecordKeepsWhereTheWinnersReachTheModel) {
+  ModelRecord record;
+  record.model = "model.mlir";
+  record.specReach = "the spec does not reach 1 of the 2 winners' dispatches";
+  record.executables.push_back(llvm::json::Object{
+      {"dispatch", "conv"}, {"executable", "main_dispatch_0"},
+      {"file", "executables/main_dispatch_0.mlir"}});
+  Expected<ModelRecord> back = modelRecordFromJson(toJson(record));
+  ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
+  EXPECT_EQ(back->specReach, record.specReach);
+  ASSERT_EQ(back->executables.size(), 1u);
+  EXPECT_EQ(back->executables[0].getAsObject()->getString("executable"),
+            "main_dispatch_0");
+  // Records of an older Retune have neither.
+  llvm::json::Object old = *toJson(ModelRecord{}).getAsObject();
+  EXPECT_FALSE(old.get("executables"));
+  EXPECT_FALSE(old.get("spec_reach"));
+}
+
 TEST(RecordsTest, UnknownStatusIsAnError) {
   llvm::json::Value value = llvm::json::Object{{"schema", "retune.compile/1"},
                                                {"status", "melted"}};

@@ -126,7 +126,11 @@ std::string verdictHtml(const DispatchReport &d) {
   std::string html = llvm::formatv("<span class=\"{0}\">{1}</span>",
                                    kept ? "good" : "bad", toString(d.verdict))
                          .str();
-  return kept ? html : html + ": " + escapeHtml(d.droppedReason);
+  if (kept)
+    return d.appliedInModel.empty()
+               ? html
+               : html + " (" + escapeHtml(d.appliedInModel) + ")";
+  return html + ": " + escapeHtml(d.droppedReason);
 }
 
 std::string winnerText(const DispatchReport &d) {

@@ -69,6 +69,9 @@ struct DispatchReport {
   ModelVerdict verdict = ModelVerdict::NoWinner;
   /// Why the model step dropped the winner.
   std::string droppedReason;
+  /// How a kept winner reaches the whole model (iree): "by the spec", or
+  /// "as configured executable <name>" where the spec cannot.
+  std::string appliedInModel;
   /// Mean time of one call inside the whole model (the build without the
   /// spec, IREE's profiler), seconds; next to `baseline`, its time alone in
   /// the dispatch benchmark.

@@ -108,6 +108,9 @@ std::string configText(const json::Object &config) {
 struct ModelVerdicts {
   std::vector<std::string> kept;
   std::map<std::string, std::string> dropped;
+  /// The kept winners delivered as configured executables (iree): the
+  /// executable's name by dispatch id.
+  std::map<std::string, std::string> executables;
 };
 
 ModelVerdicts verdictsOf(const json::Object &model) {
@@ -120,6 +123,11 @@ ModelVerdicts verdictsOf(const json::Object &model) {
       if (const json::Object *d = entry.getAsObject())
         verdicts.dropped[d->getString("dispatch").value_or("").str()] =
             d->getString("reason").value_or("").str();
+  if (const json::Array *executables = model.getArray("executables"))
+    for (const json::Value &entry : *executables)
+      if (const json::Object *e = entry.getAsObject())
+        verdicts.executables[e->getString("dispatch").value_or("").str()] =
+            e->getString("executable").value_or("").str();
   return verdicts;
 }
 
@@ -230,9 +238,13 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   r.requiredMargin = selection->getNumber("required_margin").value_or(0);
   setTimes(r, baselines);
   if (r.winner) {
-    if (llvm::is_contained(verdicts.kept, d.id))
+    if (llvm::is_contained(verdicts.kept, d.id)) {
       r.verdict = ModelVerdict::Kept;
-    else if (auto dropped = verdicts.dropped.find(d.id);
+      auto executable = verdicts.executables.find(d.id);
+      r.appliedInModel = executable == verdicts.executables.end()
+                             ? "by the spec"
+                             : "as configured executable " + executable->second;
+    } else if (auto dropped = verdicts.dropped.find(d.id);
              dropped != verdicts.dropped.end()) {
       r.verdict = ModelVerdict::Dropped;
       r.droppedReason = dropped->second;
@@ -274,6 +286,8 @@ json::Object dispatchJson(const DispatchReport &r) {
     entry["space_warning"] = r.spaceWarning;
   if (r.inModel)
     entry["in_model_s"] = *r.inModel;
+  if (!r.appliedInModel.empty())
+    entry["applied_in_model"] = r.appliedInModel;
   if (!r.reverify.empty())
     entry["after_compiler_change"] =
         json::Object{{"previous_winner", r.reverify}, {"why", r.reverifyWhy}};

@@ -207,15 +207,16 @@ SpecReach::find(const IreeTools &tools, const IreeIrLibrary &library,
 Expected<std::vector<DeliveredExecutable>>
 SpecReach::substitute(ArrayRef<Winner> winners, StringRef dir,
                       std::vector<std::string> &notApplied) const {
+  // What an earlier attempt of this tag, maybe killed, left must not mix in.
   if (std::error_code ec = sys::fs::remove_directories(dir))
     return makeError("cannot clear " + dir + ": " + ec.message());
-  if (std::error_code ec = sys::fs::create_directories(dir))
-    return makeError("cannot create " + dir + ": " + ec.message());
   std::vector<DeliveredExecutable> delivered;
   for (const Winner &w : winners) {
     auto m = missed.find(w.dispatch);
     if (m == missed.end())
       continue;
+    if (std::error_code ec = sys::fs::create_directories(dir))
+      return makeError("cannot create " + dir + ": " + ec.message());
     const Missed &exe = m->second;
     auto same = unchanged.find(w.dispatch);
     if (same == unchanged.end()) {

@@ -107,7 +107,7 @@ public:
 
   /// For each of `winners` whose dispatch the spec misses, its executable
   /// configured with the winner's spec, written to `<dir>/<executable>.mlir`
-  /// (a fresh `dir`). A winner whose spec changes nothing there either is
+  /// (`dir` made afresh; none when no winner needs it). A winner whose spec changes nothing there either is
   /// left out and said so in `notApplied`.
   Expected<std::vector<DeliveredExecutable>>
   substitute(ArrayRef<Winner> winners, StringRef dir,

@@ -22,6 +22,7 @@
 #include "stages/backends/iree/IreeSpec.h"
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
+#include "stages/support/Hash.h"
 #include "stages/support/RunBudget.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -473,7 +474,8 @@ writeFinalExecutables(StringRef dir,
       return std::move(err);
     records.push_back(json::Object{{"dispatch", e.dispatch},
                                    {"executable", e.executable},
-                                   {"file", file}});
+                                   {"file", file},
+                                   {"blake3", blake3Hex(*text, 32)}});
   }
   return records;
 }
