@@ -91,6 +91,37 @@ std::string dispatchFilesProblem(StringRef buildDir, const DispatchEntry &d) {
   return "";
 }
 
+/// The configured executables the iree model step wrote beside the spec
+/// (`executables[]` of model/result.json, each with its BLAKE3): when one
+/// is missing or damaged, the model step's outputs go, so that it runs
+/// again; whether it did.
+bool removeIfExecutablesDamaged(StringRef buildDir) {
+  std::string resultPath = joinPath(buildDir, "model/result.json");
+  if (!sys::fs::exists(resultPath))
+    return false;
+  Expected<ModelRecord> result = readRecord<ModelRecord>(
+      resultPath, schema::kModel, modelRecordFromJson);
+  if (!result) {
+    consumeError(result.takeError());
+    return false;
+  }
+  for (const json::Value &entry : result->executables) {
+    const json::Object *e = entry.getAsObject();
+    if (!e)
+      continue;
+    std::string file = joinPath(buildDir, e->getString("file").value_or(""));
+    if (sys::fs::exists(file) &&
+        matchesHash(file, e->getString("blake3").value_or("")))
+      continue;
+    redo(joinPath(buildDir, "tuning_spec.mlir"),
+         "goes with " + file + ", which is missing or not what the model "
+                               "step wrote");
+    removeHashedFile(resultPath);
+    return true;
+  }
+  return false;
+}
+
 } // namespace
 
 Expected<std::optional<DispatchIndex>> readDispatches(StringRef buildDir) {
@@ -208,6 +239,7 @@ BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
   // in this build without a re-plan.
   for (const std::string &file : takeaways)
     removedWhenDamaged(joinPath(buildDir, file));
+  check.removed += removeIfExecutablesDamaged(buildDir);
   check.skipped = removeSkippedRecords(buildDir);
   return check;
 }

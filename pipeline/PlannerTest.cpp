@@ -164,6 +164,30 @@ TEST_F(PlannerTest, VerifyRemovesWhatIsDamagedAndSaysWhenToReplan) {
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/dispatches/index.json"));
 }
 
+TEST_F(PlannerTest, ADamagedConfiguredExecutableRedoesTheModelStep) {
+  std::string spec = (dir + "/tuning_spec.mlir").str();
+  std::string result = (dir + "/model/result.json").str();
+  std::string executable = (dir + "/executables/main_dispatch_0.mlir").str();
+  ASSERT_FALSE(static_cast<bool>(writeHashedFile(spec, "module {}\n")));
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(executable, "hal\n")));
+  ModelRecord record;
+  record.model = "model.mlir";
+  record.executables.push_back(llvm::json::Object{
+      {"dispatch", "aaaa"},
+      {"executable", "main_dispatch_0"},
+      {"file", "executables/main_dispatch_0.mlir"},
+      {"blake3", blake3Hex("hal\n")}});
+  ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(result, toJson(record))));
+  EXPECT_EQ(verifyBuild(dir, {"tuning_spec.mlir"}).removed, 0u);
+
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(executable, "garbled\n")));
+  BuildCheck damaged = verifyBuild(dir, {"tuning_spec.mlir"});
+  EXPECT_EQ(damaged.removed, 1u);
+  EXPECT_FALSE(damaged.replan);
+  EXPECT_FALSE(llvm::sys::fs::exists(spec));
+  EXPECT_FALSE(llvm::sys::fs::exists(result));
+}
+
 } // namespace
 
 TEST_F(PlannerTest, FirstPlanOnlyDumps) {

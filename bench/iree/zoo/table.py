@@ -59,6 +59,25 @@ def hottest_in_model(build, count=5):
     return [(t, t / total, p) for t, p in rows[:count]]
 
 
+def model_step(build):
+    """What the model step decided, where the spec reached, and each
+    trial's verdict."""
+    try:
+        result = json.load(open(f"{build}/model/result.json"))
+    except (OSError, ValueError):
+        return []
+    lines = [f"model step: {result.get('decision', '')}"]
+    if result.get("spec_reach"):
+        lines.append(f"spec reach: {result['spec_reach']}")
+    for e in result.get("executables", []):
+        lines.append(f"kept as configured executable: {e['executable']} "
+                     f"({e['dispatch']})")
+    for t in result.get("in_model_trials", []):
+        lines.append(f"trial {t.get('dispatch', '')}: "
+                     f"{t.get('measured', t.get('failed', ''))}")
+    return lines
+
+
 def main():
     args = sys.argv[1:]
     threads = 1
@@ -101,6 +120,8 @@ def main():
             print(f"  flag set [{flags}]: {what}")
         for reason, n in f["reasons"].most_common():
             print(f"  skipped {n}: {reason}")
+        for line in model_step(f"{work}/{m}/build"):
+            print(f"  {line}")
         for us, share, p in hottest_in_model(f"{work}/{m}/build"):
             tuned = " (tuned)" if p.get("dispatch") else ""
             print(f"  in the model: {us / 1e3:8.3f} ms/run {share:6.1%}  "

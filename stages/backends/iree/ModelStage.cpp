@@ -475,7 +475,7 @@ writeFinalExecutables(StringRef dir,
     records.push_back(json::Object{{"dispatch", e.dispatch},
                                    {"executable", e.executable},
                                    {"file", file},
-                                   {"blake3", blake3Hex(*text, 32)}});
+                                   {"blake3", blake3Hex(*text)}});
   }
   return records;
 }
