@@ -26,11 +26,11 @@ std::string variantTarget(const IreeIrModule &executable) {
   executable.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
     if (!target.empty() || op.name() != "hal.executable.variant")
       return;
-    StringRef printed = op.attr("target");
+    std::string printed = op.attr("target");
     size_t open = printed.find('"');
     size_t close = printed.find('"', open + 1);
-    if (open != StringRef::npos && close != StringRef::npos)
-      target = printed.slice(open + 1, close).str();
+    if (open != std::string::npos && close != std::string::npos)
+      target = printed.substr(open + 1, close - open - 1);
   });
   return target;
 }
@@ -160,7 +160,14 @@ Expected<std::string> reconfigureExecutable(const IreeTools &tools,
                      toString(outcome.status) + "): " + outcome.message +
                      "\nfull log: " + logPath);
   sys::fs::remove(logPath);
-  return readFile(outFile);
+  Expected<std::string> configured = readFile(outFile);
+  // A pipeline that matched no variant leaves the executable as it was
+  // given: stripped, which would compile into a wrong comparison.
+  if (configured && !StringRef(*configured).contains("translation_info"))
+    return makeError(executableFile + ": IREE's configuration for target " +
+                     target + " configured nothing in it (see " + outFile +
+                     ")");
+  return configured;
 }
 
 Expected<SpecReach>

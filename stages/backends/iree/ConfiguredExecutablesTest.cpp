@@ -140,4 +140,18 @@ TEST_F(RealIreeExecutables, AWinnerWhoseSpecChangesNothingIsReportedNotWritten) 
   EXPECT_EQ(unchanged, std::vector<std::string>{"conv"});
 }
 
+TEST_F(RealIreeExecutables, AnExecutableConfiguredAgainWithoutASpecIsConfiguredAsIreeDid) {
+  // PP-OCRv4's depthwise convolution with its bias and activation, as the
+  // whole model's compile configured it (IREE 3.13, znver3).
+  std::string configured =
+      testdata("fixtures/conv-batch1/depthwise_configured.mlir");
+  Expected<std::string> again = reconfigureExecutable(
+      tools, *library, configured, "", dir + "/again.mlir", 120);
+  ASSERT_TRUE(static_cast<bool>(again)) << toString(again.takeError());
+  EXPECT_NE(again->find("#iree_cpu.lowering_config<distribution"),
+            std::string::npos)
+      << *again;
+  EXPECT_NE(again->find("translation_info"), std::string::npos) << *again;
+}
+
 } // namespace

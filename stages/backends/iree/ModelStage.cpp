@@ -429,7 +429,9 @@ std::optional<SpecReach> findSpecReach(const ModelOptions &options,
   }
   std::vector<SpecReach::Dispatch> exports;
   for (const DispatchEntry &d : dispatches)
-    exports.push_back({d.id, d.name});
+    if (llvm::any_of(winners,
+                     [&](const Winner &w) { return w.dispatch == d.id; }))
+      exports.push_back({d.id, d.name});
   Expected<SpecReach> reach = SpecReach::find(
       runner.ireeTools(), *library, options.run.modelPath,
       options.run.iree.compileFlags, options.linkedPath, exports,
@@ -441,9 +443,9 @@ std::optional<SpecReach> findSpecReach(const ModelOptions &options,
   note = reach->numMissed() == 0
              ? "the spec reaches every winner's dispatch in the model"
              : formatv("the spec does not reach {0} of the {1} winners' "
-                       "dispatches in the model; their winners are delivered "
-                       "as configured executables",
-                       reach->numMissed(), winners.size())
+                       "dispatches in the model; their candidates are "
+                       "delivered as configured executables",
+                       reach->numMissed(), exports.size())
                    .str();
   return std::move(*reach);
 }
