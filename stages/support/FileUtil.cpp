@@ -71,6 +71,19 @@ Error writeFileIfChanged(StringRef path, StringRef bytes, bool *changed) {
   return writeFileAtomic(path, bytes);
 }
 
+Expected<std::vector<std::string>> listFiles(StringRef dir, StringRef suffix) {
+  std::vector<std::string> files;
+  std::error_code ec;
+  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
+       it.increment(ec))
+    if (StringRef(it->path()).ends_with(suffix))
+      files.push_back(it->path());
+  if (ec)
+    return makeError("cannot list " + dir + ": " + ec.message());
+  llvm::sort(files);
+  return files;
+}
+
 void removeNumberedFiles(StringRef dir, StringRef suffix, unsigned keep) {
   std::error_code ec;
   for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;

@@ -12,6 +12,7 @@
 #include "llvm/Support/Error.h"
 
 #include <string>
+#include <vector>
 
 namespace retune {
 
@@ -30,6 +31,11 @@ llvm::Error writeFileAtomic(llvm::StringRef path, llvm::StringRef bytes);
 
 /// Creates the parent directory of `path` if needed.
 llvm::Error createParentDirs(llvm::StringRef path);
+
+/// The paths of the entries of `dir` whose name ends with `suffix` (""
+/// every entry), sorted; an error names `dir` when it cannot be listed.
+llvm::Expected<std::vector<std::string>> listFiles(llvm::StringRef dir,
+                                                   llvm::StringRef suffix = "");
 
 /// Removes `<n><suffix>` files in `dir` with n >= keep: the outputs of an
 /// earlier, larger run (e.g. `7.spec.mlir` after the count went down).

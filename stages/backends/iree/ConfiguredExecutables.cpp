@@ -105,16 +105,11 @@ dumpConfiguredExecutables(const IreeTools &tools, const IreeIrLibrary &library,
                              "executables (" +
                      toString(outcome.status) + "): " + outcome.message +
                      "\nfull log: " + logPath);
+  Expected<std::vector<std::string>> files = listFiles(dir, ".mlir");
+  if (!files)
+    return files.takeError();
   ConfiguredExecutables executables;
-  std::error_code ec;
-  std::vector<std::string> files;
-  for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-       it.increment(ec))
-    if (StringRef(it->path()).ends_with(".mlir"))
-      files.push_back(it->path());
-  if (ec)
-    return makeError("cannot list " + dir + ": " + ec.message());
-  for (const std::string &file : files)
+  for (const std::string &file : *files)
     if (Error err = readExports(library, file, executables))
       return std::move(err);
   return executables;

@@ -231,22 +231,17 @@ runDump(const IreeTools &tools, StringRef model,
                      toString(outcome.status) + "): " + outcome.message +
                      "\nfull log: " + logPath +
                      "; check the model and the compile flags in tune.toml");
-  std::vector<std::string> files;
-  std::error_code ec;
-  for (sys::fs::directory_iterator it(dumpDir, ec), end; it != end && !ec;
-       it.increment(ec))
-    if (StringRef(it->path()).ends_with("_benchmark.mlir"))
-      files.push_back(it->path());
-  if (ec)
-    return makeError("cannot list " + dumpDir + ": " + ec.message());
-  std::sort(files.begin(), files.end());
-  if (files.empty())
+  Expected<std::vector<std::string>> files =
+      listFiles(dumpDir, "_benchmark.mlir");
+  if (!files)
+    return files.takeError();
+  if (files->empty())
     return makeError(model + ": iree-compile wrote no dispatch benchmarks to " +
                      dumpDir +
                      " (dynamic shapes or several devices prevent them); "
                      "see " +
                      logPath);
-  return files;
+  return std::move(*files);
 }
 
 StringMap<unsigned> countDispatchCalls(StringRef flowText) {

@@ -58,13 +58,12 @@ std::string modelBuildKey(const IreeTools &tools, CompileRequest request) {
     StringRef dir(flag);
     if (!dir.consume_front(substituteExecutablesFlag("")))
       continue;
-    std::error_code ec;
-    std::vector<std::string> files;
-    for (sys::fs::directory_iterator it(dir, ec), end; it != end && !ec;
-         it.increment(ec))
-      files.push_back(it->path());
-    llvm::sort(files);
-    for (const std::string &file : files) {
+    Expected<std::vector<std::string>> files = listFiles(dir);
+    if (!files) {
+      consumeError(files.takeError());
+      return "";
+    }
+    for (const std::string &file : *files) {
       Expected<std::string> text = readFile(file);
       if (!text) {
         consumeError(text.takeError());

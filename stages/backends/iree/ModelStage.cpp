@@ -95,9 +95,11 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
           IreeIrLibrary::forTool(options.run.iree.compile)))
     return std::move(err);
   std::vector<std::string> extraFlags;
+  // Winners the spec misses whose executable IREE configures with their
+  // spec as without it: nothing of them can reach the model.
+  std::vector<std::string> unchanged;
   if (reach) {
     std::string dir = options.run.inWork(tag + ".executables");
-    std::vector<std::string> unchanged;
     Expected<std::vector<DeliveredExecutable>> delivered =
         reach->substitute(some, dir, unchanged);
     if (!delivered)
@@ -117,9 +119,7 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
   if (!some.empty() && compiled.artifactHash == baseline.artifactHash) {
     attempt.timed.tuned.status = Status::NotApplied;
     attempt.timed.tuned.message =
-        reach && llvm::any_of(some, [&](const Winner &w) {
-          return reach->misses(w.dispatch);
-        })
+        !unchanged.empty()
             ? "the spec did not apply to the model: its module is "
               "byte-identical to the baseline's (the spec does not reach the "
               "dispatch in the model, and IREE configures its executable "
