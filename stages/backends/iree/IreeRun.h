@@ -178,7 +178,8 @@ std::string deviceLockName(llvm::StringRef device);
 /// A candidate's record against its device's baseline, measured before and
 /// after the candidates: ratio and noise as every backend's
 /// (stats::summarizeSamples); a baseline that drifted more than 3% is noted
-/// in the message.
+/// in the message, and one whose two measurements differ by more than 10%
+/// (either way) ranks the candidate against the faster one alone.
 BenchRecord makeBenchRecord(const BenchOutcome &candidate,
                             llvm::ArrayRef<double> baselineBefore,
                             llvm::ArrayRef<double> baselineAfter);

@@ -513,6 +513,31 @@ TEST(IreeBenchRecord, SameSamplesGiveTheSameRatioNoiseAndWinnerAsMlirCpu) {
 
 namespace {
 
+TEST(IreeBenchRecord, ABaselineThatDriftedRanksAgainstItsFasterRunAlone) {
+  // The machine sped up between the baseline's runs (25 ms before the
+  // candidates, 14 ms after): a 15 ms candidate is no winner against the
+  // baseline it would have had, whichever way the drift went.
+  std::vector<double> slowRun = {25, 24.6, 25.3}, fastRun = {14, 14.2, 13.9};
+  std::vector<double> candidate = {15, 15.1, 14.9};
+  for (bool sped : {true, false}) {
+    BenchRecord record =
+        makeBenchRecord(BenchOutcome{Status::Ok, "", candidate, 0},
+                        sped ? slowRun : fastRun, sped ? fastRun : slowRun);
+    EXPECT_GT(record.ratio, 1.0) << record.message;
+    EXPECT_DOUBLE_EQ(record.baselineMedian, 14);
+    EXPECT_NE(record.message.find(sped ? "faster" : "slower"),
+              std::string::npos)
+        << record.message;
+    std::vector<select::Measured> measured = {{0, record}};
+    EXPECT_FALSE(select::selectWinner(measured, 0.02).winner);
+  }
+  // Within the limit both runs are the baseline, as before.
+  BenchRecord steady = makeBenchRecord(
+      BenchOutcome{Status::Ok, "", candidate, 0}, {20, 20.5}, {19, 19.5});
+  EXPECT_EQ(steady.baselineSamples.size(), 4u);
+  EXPECT_LT(steady.ratio, 0.8);
+}
+
 TEST(IreeBenchArgs, DispatchesAreBatchedOnSeveralWorkersOnly) {
   BenchRequest dispatch;
   dispatch.vmfbPath = "m.vmfb";
