@@ -96,7 +96,8 @@ private:
 /// the child and everything it starts, e.g. the compiler a Python launcher
 /// runs), death with its parent, limits, the log, then the program.
 [[noreturn]] void execChild(const char *program, char *const argv[],
-                            const char *logPath, unsigned memoryMB) {
+                            char *const envp[], const char *logPath,
+                            unsigned memoryMB) {
   ::setpgid(0, 0);
   ::prctl(PR_SET_PDEATHSIG, SIGKILL);
   if (memoryMB > 0) {
@@ -112,15 +113,37 @@ private:
     ::dup2(log, 1);
     ::dup2(log, 2);
   }
-  ::execv(program, argv);
+  ::execve(program, argv, envp);
   _exit(127);
+}
+
+/// This process's environment with `extra` ("NAME=value") set over it,
+/// built before the fork (the child may only exec).
+std::vector<std::string> childEnvironment(ArrayRef<std::string> extra) {
+  auto nameOf = [](StringRef entry) { return entry.split('=').first; };
+  std::vector<std::string> entries;
+  for (char **entry = environ; *entry; ++entry)
+    if (llvm::none_of(extra, [&](const std::string &set) {
+          return nameOf(set) == nameOf(*entry);
+        }))
+      entries.push_back(*entry);
+  entries.insert(entries.end(), extra.begin(), extra.end());
+  return entries;
+}
+
+std::vector<char *> pointersTo(std::vector<std::string> &strings) {
+  std::vector<char *> pointers;
+  for (std::string &s : strings)
+    pointers.push_back(s.data());
+  pointers.push_back(nullptr);
+  return pointers;
 }
 
 } // namespace
 
 ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
                         unsigned timeoutSeconds, unsigned memoryMB,
-                        StringRef logPath) {
+                        StringRef logPath, ArrayRef<std::string> environment) {
   if (Error err = createParentDirs(logPath))
     consumeError(std::move(err));
   ChildOutcome outcome;
@@ -135,10 +158,9 @@ ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
   }
   std::vector<std::string> argStorage = {programPath};
   argStorage.insert(argStorage.end(), args.begin(), args.end());
-  std::vector<char *> argv;
-  for (std::string &arg : argStorage)
-    argv.push_back(arg.data());
-  argv.push_back(nullptr);
+  std::vector<char *> argv = pointersTo(argStorage);
+  std::vector<std::string> envStorage = childEnvironment(environment);
+  std::vector<char *> envp = pointersTo(envStorage);
 
   auto start = std::chrono::steady_clock::now();
   pid_t pid = ::fork();
@@ -149,7 +171,8 @@ ChildOutcome runLimited(StringRef program, ArrayRef<std::string> args,
     return outcome;
   }
   if (pid == 0)
-    execChild(programPath.c_str(), argv.data(), log.c_str(), memoryMB);
+    execChild(programPath.c_str(), argv.data(), envp.data(), log.c_str(),
+              memoryMB);
   ::setpgid(pid, pid); // as the child does: whichever runs first
   GroupSignals endWithThisStep(pid);
   auto elapsed = [&] {
@@ -223,8 +246,10 @@ class SystemProcessRunner final : public ProcessRunner {
 public:
   ChildOutcome run(StringRef program, ArrayRef<std::string> args,
                    unsigned timeoutSeconds, unsigned memoryMB,
-                   StringRef logPath) override {
-    return runLimited(program, args, timeoutSeconds, memoryMB, logPath);
+                   StringRef logPath,
+                   ArrayRef<std::string> environment) override {
+    return runLimited(program, args, timeoutSeconds, memoryMB, logPath,
+                      environment);
   }
 };
 } // namespace

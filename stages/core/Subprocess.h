@@ -31,11 +31,13 @@ struct ChildOutcome {
 /// step: the group is killed at the timeout, when the child exits (a
 /// grandchild left behind, e.g. the compiler a Python launcher started),
 /// and when this process gets SIGINT, SIGTERM or SIGHUP; the child dies
-/// with this process too (PR_SET_PDEATHSIG).
+/// with this process too (PR_SET_PDEATHSIG). `environment` ("NAME=value")
+/// is set in the child on top of this process's environment.
 ChildOutcome runLimited(llvm::StringRef program,
                         llvm::ArrayRef<std::string> args,
                         unsigned timeoutSeconds, unsigned memoryMB,
-                        llvm::StringRef logPath);
+                        llvm::StringRef logPath,
+                        llvm::ArrayRef<std::string> environment = {});
 
 /// Starts the children a stage needs (IREE's tools, a stage's worker). A
 /// stage takes one, as Ninja's builder takes its CommandRunner, so that a
@@ -48,7 +50,14 @@ public:
   virtual ChildOutcome run(llvm::StringRef program,
                            llvm::ArrayRef<std::string> args,
                            unsigned timeoutSeconds, unsigned memoryMB,
-                           llvm::StringRef logPath) = 0;
+                           llvm::StringRef logPath,
+                           llvm::ArrayRef<std::string> environment) = 0;
+  /// The same in this process's environment.
+  ChildOutcome run(llvm::StringRef program, llvm::ArrayRef<std::string> args,
+                   unsigned timeoutSeconds, unsigned memoryMB,
+                   llvm::StringRef logPath) {
+    return run(program, args, timeoutSeconds, memoryMB, logPath, {});
+  }
 };
 
 /// The runner of a real run: every child through runLimited.

@@ -97,4 +97,17 @@ TEST(Subprocess, ExitCodesSignalsAndTheLog) {
   EXPECT_NE(missing.message.find("could not start"), std::string::npos);
 }
 
+TEST(Subprocess, TheChildGetsTheExtraEnvironmentOverThisProcesss) {
+  Scratch s;
+  ::setenv("RETUNE_TEST_KEPT", "kept", 1);
+  ::setenv("RETUNE_TEST_SET", "before", 1);
+  ChildOutcome env = runLimited(
+      s.script("env", "echo \"$RETUNE_TEST_KEPT|$RETUNE_TEST_SET|$X\""), {}, 0,
+      0, s.path("e.log"), {"RETUNE_TEST_SET=after", "X=a b"});
+  ::unsetenv("RETUNE_TEST_KEPT");
+  ::unsetenv("RETUNE_TEST_SET");
+  EXPECT_EQ(env.status, Status::Ok);
+  EXPECT_EQ(logTail(s.path("e.log")), "kept|after|a b");
+}
+
 } // namespace

@@ -29,7 +29,7 @@ public:
 
   ChildOutcome run(StringRef program, ArrayRef<std::string> args,
                    unsigned timeoutSeconds, unsigned memoryMB,
-                   StringRef logPath) override {
+                   StringRef logPath, ArrayRef<std::string>) override {
     calls.emplace_back(args.begin(), args.end());
     ChildOutcome outcome;
     outcome.status = calls.size() <= outcomes.size()
@@ -154,7 +154,7 @@ TEST_F(IreeCompileStage, TimeoutsAndCrashesAreNotCached) {
 TEST_F(IreeCompileStage, ExitZeroWithoutAModuleIsACompileError) {
   struct SilentCompiler : ProcessRunner {
     ChildOutcome run(StringRef, ArrayRef<std::string>, unsigned, unsigned,
-                     StringRef logPath) override {
+                     StringRef logPath, ArrayRef<std::string>) override {
       llvm::cantFail(writeFileAtomic(logPath, ""));
       return ChildOutcome{};
     }

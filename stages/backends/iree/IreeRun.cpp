@@ -127,6 +127,13 @@ static bool setsFlag(const BenchRequest &request, StringRef option) {
   });
 }
 
+std::vector<std::string> benchEnvironment(const BenchRequest &request) {
+  bool dispatchBenchmark = request.function.empty();
+  if (dispatchBenchmark && isHostDevice(request.device))
+    return {kWrittenMemoryEnvironment.str()};
+  return {};
+}
+
 std::vector<std::string> benchArgs(const BenchRequest &request) {
   std::vector<std::string> args = {
       "--device=" + request.device, "--module=" + request.vmfbPath,
@@ -237,9 +244,9 @@ BenchOutcome runBenchmark(const IreeTools &tools, const BenchRequest &request) {
     sys::fs::remove(request.jsonPath);
   std::vector<std::string> args = benchArgs(request);
   llvm::append_range(args, deviceBenchArgs(tools.deviceFlags, request));
-  ChildOutcome child = tools.runTool(tools.benchmark, args,
-                                     request.timeoutSeconds, 0,
-                                     request.logPath);
+  ChildOutcome child =
+      tools.runTool(tools.benchmark, args, request.timeoutSeconds, 0,
+                    request.logPath, benchEnvironment(request));
   outcome.seconds = child.seconds;
   outcome.startedAt = child.startedAt;
   if (child.status != Status::Ok) {

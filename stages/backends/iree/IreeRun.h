@@ -131,6 +131,26 @@ inline constexpr llvm::StringLiteral kCachingAllocatorFlag =
 std::vector<std::string> deviceBenchArgs(const std::vector<std::string> &deviceFlags,
                                          const BenchRequest &request);
 
+/// A dispatch benchmark on this CPU (`local-*`) runs on memory that holds
+/// pages of its own. IREE's benchmark allocates its buffers and never
+/// writes the inputs, and Linux maps memory never written to one shared
+/// zero page: every read of an input then hits the cache, however large
+/// the input. A dispatch that streams its inputs from memory in the model
+/// looked fast alone and its candidates were ranked by compute only:
+/// the ViT's decoder matmul (mmt4d 8x2048x2048, a 134 MB input) took
+/// 55-75 ms alone and 121 ms in the model with IREE's config, and the
+/// config that reads the large input once instead of eight times looked no
+/// better alone (50-80 ms) while in the model it ran in 89 ms. With glibc's
+/// MALLOC_PERTURB_=255 every allocation is written with zeros (the values
+/// stay as before, so no index or denormal changes): IREE's config 105-145
+/// ms alone, the other 63-84. A libc without it measures as before.
+inline constexpr llvm::StringLiteral kWrittenMemoryEnvironment =
+    "MALLOC_PERTURB_=255";
+
+/// The environment a benchmark runs with ("NAME=value" over Retune's):
+/// for a dispatch benchmark on this CPU, kWrittenMemoryEnvironment.
+std::vector<std::string> benchEnvironment(const BenchRequest &request);
+
 /// Parsed Google Benchmark output.
 struct BenchmarkRun {
   /// Per-repetition `real_time` of iteration rows, in microseconds.

@@ -573,6 +573,22 @@ TEST(IreeBenchArgs, DispatchesAreBatchedOnSeveralWorkersOnly) {
   EXPECT_EQ(deviceBenchArgs(workers, own), workers);
 }
 
+TEST(IreeBenchArgs, DispatchBenchmarksOnThisCpuRunOnWrittenMemory) {
+  BenchRequest dispatch;
+  dispatch.vmfbPath = "m.vmfb";
+  for (const char *device : {"local-sync", "local-task"}) {
+    dispatch.device = device;
+    EXPECT_EQ(benchEnvironment(dispatch),
+              (std::vector<std::string>{"MALLOC_PERTURB_=255"}));
+  }
+  // A whole model writes its buffers itself; a GPU's are not the host's.
+  BenchRequest model = dispatch;
+  model.function = "main_graph";
+  EXPECT_TRUE(benchEnvironment(model).empty());
+  dispatch.device = "hip://0";
+  EXPECT_TRUE(benchEnvironment(dispatch).empty());
+}
+
 TEST(IreeBenchArgs, EachSampleRunsATenthOfASecondUnlessTheFlagsSayOtherwise) {
   BenchRequest request;
   request.vmfbPath = "m.vmfb";

@@ -105,12 +105,15 @@ struct IreeTools {
   /// What starts the tools: the system's, or a unit test's stand-in.
   ProcessRunner *runner = &systemProcessRunner();
   IreeSyntax syntax() const { return syntaxFor(version.line); }
-  /// Runs one of the tools (or any child) through `runner`.
+  /// Runs one of the tools (or any child) through `runner`, with
+  /// `environment` ("NAME=value") set over this process's.
   ChildOutcome runTool(llvm::StringRef program,
                        llvm::ArrayRef<std::string> args,
                        unsigned timeoutSeconds, unsigned memoryMB,
-                       llvm::StringRef logPath) const {
-    return runner->run(program, args, timeoutSeconds, memoryMB, logPath);
+                       llvm::StringRef logPath,
+                       llvm::ArrayRef<std::string> environment = {}) const {
+    return runner->run(program, args, timeoutSeconds, memoryMB, logPath,
+                       environment);
   }
 };
 

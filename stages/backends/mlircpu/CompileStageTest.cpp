@@ -31,7 +31,8 @@ public:
 
   ChildOutcome run(llvm::StringRef program, llvm::ArrayRef<std::string> args,
                    unsigned timeoutSeconds, unsigned memoryMB,
-                   llvm::StringRef logPath) override {
+                   llvm::StringRef logPath,
+                   llvm::ArrayRef<std::string>) override {
     calls.emplace_back(args.begin(), args.end());
     llvm::cantFail(writeFileAtomic(logPath, log));
     return outcome;
