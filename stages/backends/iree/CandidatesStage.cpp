@@ -122,11 +122,33 @@ bool isDataTiledMatmul(const Problem &problem) {
           problem.loopRanges.size() == 7);
 }
 
+/// How many times a workgroup grid of `m1` x `n1` outer tiles streams the
+/// data-tiled RHS (N1 K1 N0 K0) from beyond L2. IREE numbers workgroups
+/// with N1 fastest, so every row of M1 tiles sweeps the whole RHS: when it
+/// does not fit in L2 it comes from L3 or memory ceil(M1 / m1) times. The
+/// LHS tile of a row is reused across the sweep. Measured on the ViT's
+/// decoder (IREE 3.13, 1 thread, inputs in written memory): mmt4d
+/// 8x2048x2048 (134 MB RHS) 105-145 ms with IREE's [1, 2] and 63-84 ms with
+/// [8, 2]; 16x512x4096 117 ms with [1, 1], 70-76 ms with [16, 1] or [16, 2].
+double rhsSweeps(ArrayRef<int64_t> r, int64_t m1, int64_t elementBytes,
+                 int64_t l2Bytes) {
+  int64_t rhsBytes = r[1] * r[2] * r[4] * r[5] * elementBytes;
+  if (rhsBytes <= l2Bytes)
+    return 1;
+  return double((r[0] + m1 - 1) / m1);
+}
+
 std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
                                      const Problem &problem,
                                      const IreeSyntax &syntax,
+                                     const cpu::CpuHost &host,
                                      uint64_t &total) {
   bool batched = problem.loopRanges.size() == 7;
+  int64_t elementBytes = std::max(
+      1u, cpu::elementBits(problem.elementTypes.size() > 1
+                               ? StringRef(problem.elementTypes[1])
+                               : StringRef("f32")) /
+              8);
   // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
   ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
   auto divisors = [](int64_t n) {
@@ -149,9 +171,11 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
       tiles.vectorCommonParallel = withBatch({1, 1, 0, r[3], r[4], 0}, 1);
       tiles.vectorReduction = withBatch({0, 0, 1, 0, 0, r[5]}, 0);
       // Heuristic order: workgroups of about eight outer tiles first (enough
-      // work to amortise a workgroup, small enough to stay in L2).
+      // work to amortise a workgroup, small enough to stay in L2), and a
+      // large RHS streamed as few times as the tiles allow.
       double cost = std::abs(std::log2(double(m1 * n1)) - 3.0) +
-                    0.1 * std::abs(std::log2(double(m1) / double(n1)));
+                    0.1 * std::abs(std::log2(double(m1) / double(n1))) +
+                    std::log2(rhsSweeps(r, m1, elementBytes, host.l2Bytes));
       planned.push_back(
           {SpecEntry{problem,
                      cpuCompilationInfo(
@@ -366,7 +390,7 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
                                              const IreeSyntax &syntax,
                                              uint64_t &total) {
   if (isDataTiledMatmul(problem))
-    return mmt4dCandidates(options, problem, syntax, total);
+    return mmt4dCandidates(options, problem, syntax, hostOf(target), total);
   // A transpose, copy or broadcast: nothing for the contraction space to
   // tile, but IREE's register tile matters (IreeDefaultConfig.h).
   if (problem.kind == OpKind::Elementwise)

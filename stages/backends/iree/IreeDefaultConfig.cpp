@@ -4,6 +4,7 @@
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/Sequence.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
 
@@ -64,6 +65,32 @@ int64_t elementBytes(const Problem &problem) {
 
 } // namespace
 
+/// The `outer_dims_perm` of the dispatch's one `linalg.pack` when it
+/// permutes `loops` dims; empty otherwise (no pack, several, an identity).
+static SmallVector<unsigned> packedStoreOrder(StringRef configuredText,
+                                       size_t loops) {
+  Regex pack("linalg\\.pack [^\n]*outer_dims_perm = \\[([0-9, ]*)\\]");
+  SmallVector<StringRef> m;
+  if (!pack.match(configuredText, &m) ||
+      StringRef(configuredText)
+              .drop_front(m[0].data() + m[0].size() - configuredText.data())
+              .contains("linalg.pack "))
+    return {};
+  SmallVector<unsigned> order;
+  SmallVector<StringRef> fields;
+  m[1].split(fields, ',', -1, /*KeepEmpty=*/false);
+  for (StringRef field : fields) {
+    unsigned dim;
+    if (field.trim().getAsInteger(10, dim) || dim >= loops)
+      return {};
+    order.push_back(dim);
+  }
+  bool identity = llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
+  if (order.size() != loops || identity)
+    return {};
+  return order;
+}
+
 Expected<IreeRootConfig> readRootConfig(StringRef configuredText,
                                         StringRef fileName) {
   IreeRootConfig config;
@@ -88,6 +115,7 @@ Expected<IreeRootConfig> readRootConfig(StringRef configuredText,
   if (config.loweringConfig.empty())
     return makeError(fileName + ": IREE set no llvm-cpu lowering_config with "
                                 "a distribution level on any op");
+  config.storeOrder = packedStoreOrder(configuredText, config.distribution.size());
   size_t info = configuredText.find("#iree_codegen.translation_info<");
   StringRef translation =
       info == StringRef::npos ? StringRef() : balancedAttribute(configuredText, info);
@@ -248,6 +276,44 @@ registerVariants(const IreeRootConfig &config, const Problem &problem) {
   return variants;
 }
 
+/// Workgroups that each store one contiguous run of a packed result
+/// (IreeDefaultConfig.h): the loops the pack stores outermost at one tile,
+/// or at the register tile where IREE vectorizes, the others whole; about
+/// 64 KB of result a workgroup first.
+static std::vector<DistributionVariant>
+storeOrderVariants(const IreeRootConfig &config, const Problem &problem) {
+  size_t loops = problem.loopRanges.size();
+  if (problem.kind != OpKind::Elementwise ||
+      config.storeOrder.size() != loops ||
+      llvm::is_contained(problem.iteratorTypes, "reduction"))
+    return {};
+  constexpr double kWorkgroupBytes = 64 * 1024;
+  std::vector<DistributionVariant> variants;
+  for (size_t outer = 1; outer < loops; ++outer) {
+    DistributionVariant v;
+    v.distribution.assign(problem.loopRanges.begin(),
+                          problem.loopRanges.end());
+    for (unsigned dim : ArrayRef(config.storeOrder).take_front(outer)) {
+      int64_t vector = dim < config.vectorParallel.size()
+                           ? config.vectorParallel[dim]
+                           : 1;
+      v.distribution[dim] = std::max<int64_t>(1, vector);
+    }
+    if (v.distribution == config.distribution)
+      continue;
+    double bytes = elementBytes(problem);
+    for (int64_t tile : v.distribution)
+      bytes *= tile;
+    v.cost = std::abs(std::log2(bytes / kWorkgroupBytes));
+    variants.push_back(std::move(v));
+  }
+  llvm::stable_sort(variants, [](const DistributionVariant &a,
+                                 const DistributionVariant &b) {
+    return a.cost < b.cost;
+  });
+  return variants;
+}
+
 /// Square register tiles on a transpose's two innermost dims (its 'v'
 /// loops), one 32-byte register of elements a side, then half that: IREE
 /// lowers an 8x8 f32 vector transpose with x86 shuffles, and on the
@@ -295,7 +361,8 @@ distributionVariants(const IreeRootConfig &config, const Problem &problem,
     return variants;
   };
   std::vector<DistributionVariant> variants =
-      transposeVariants(config, problem);
+      storeOrderVariants(config, problem);
+  llvm::append_range(variants, transposeVariants(config, problem));
   std::vector<DistributionVariant> registers;
   for (DistributionVariant &v : byDistance(registerVariants(config, problem)))
     if (llvm::none_of(variants, [&](const DistributionVariant &seen) {

@@ -36,6 +36,10 @@ struct IreeRootConfig {
   /// Whether the config has a cache level (IREE then vectorises the fused
   /// fill at the whole distribution tile; see kMaxVectorBytes).
   bool hasCacheLevel = false;
+  /// The order, outermost first, in which the dispatch stores the root's
+  /// loops when the root's result goes through a `linalg.pack` that
+  /// reorders them (its `outer_dims_perm`); empty when none does.
+  llvm::SmallVector<unsigned> storeOrder;
 };
 
 /// Reads the root op's config from iree-compile's output at the
@@ -62,6 +66,15 @@ struct DistributionVariant {
 
 /// Variants of IREE's config for a root op with these loops, IREE's own
 /// left out (it is the baseline), at most `count`:
+/// - for data movement stored through a pack that reorders its loops
+///   (IreeRootConfig::storeOrder), first workgroups that store one
+///   contiguous run: the loops stored outermost at one tile (a vectorized
+///   one at its register tile), the rest whole, about 64 KB a workgroup
+///   first. IREE tiles such an op in its own loop order, and each store
+///   then lands far from the last: the ViT's decoder im2col (128x4x4x128x128
+///   f32 into a pack [h, w/8, c, kh, kw, 8, 1]) ran 120-136 ms alone with
+///   IREE's [32, 4, 4, 32, 32] and 38-40 ms with [128, 4, 4, 1, 8] (50 ms
+///   in the model, 120 with IREE's; 1 thread);
 /// - for a transpose (an elementwise problem with two 'v' loops), first
 ///   square register tiles on those loops, a 32-byte register of elements
 ///   a side, then half (x86's 8x8 f32 transpose: 27 -> 5.6 ms alone, on a

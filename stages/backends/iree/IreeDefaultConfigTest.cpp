@@ -129,6 +129,40 @@ TEST(IreeDefaultConfig, ATransposeTriesSquareRegisterTilesFirst) {
   EXPECT_NE(variants[0].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
 }
 
+TEST(IreeDefaultConfig, APackedWindowCopyTriesContiguousStoresFirst) {
+  // IREE 3.13's config for the ViT decoder's im2col into a pack stored as
+  // [h, w/8, c, kh, kw, 8, 1]: workgroups of [32, 4, 4, 32, 32] in the
+  // generic's own loop order, each store far from the last.
+  std::string path =
+      iree::testing::testdata("fixtures/im2col-pack/configured.mlir");
+  llvm::Expected<IreeRootConfig> config =
+      readRootConfig(iree::testing::readTestFile(path), path);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->distribution,
+            (llvm::SmallVector<int64_t>{32, 4, 4, 32, 32}));
+  EXPECT_EQ(config->storeOrder, (llvm::SmallVector<unsigned>{3, 4, 0, 1, 2}));
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.loopRanges = {128, 4, 4, 128, 128};
+  p.iteratorTypes.assign(5, "parallel");
+  p.elementTypes = {"f32", "f32"};
+  p.dimRoles = "ppppv";
+  std::vector<DistributionVariant> variants =
+      distributionVariants(*config, p, 4, 32768);
+  ASSERT_EQ(variants.size(), 4u);
+  // One h row, one register of w, every (c, kh, kw): 64 KB stored in one
+  // run; then the whole w row.
+  EXPECT_EQ(variants[0].distribution,
+            (llvm::SmallVector<int64_t>{128, 4, 4, 1, 8}));
+  EXPECT_EQ(variants[1].distribution,
+            (llvm::SmallVector<int64_t>{128, 4, 4, 1, 128}));
+  EXPECT_TRUE(variants[0].vectorParallel.empty());
+  // Without the pack the op keeps the other families.
+  config->storeOrder.clear();
+  EXPECT_NE(distributionVariants(*config, p, 4, 32768).front().distribution,
+            variants[0].distribution);
+}
+
 TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
   IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
   config.hasCacheLevel = true;

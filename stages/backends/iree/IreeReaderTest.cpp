@@ -153,6 +153,19 @@ TEST(IreeReader, TransposeIsDataMovement) {
   EXPECT_EQ(d.problem.readableName(), "elementwise_24x4097_f32");
 }
 
+TEST(IreeReader, AnIm2colIntoAPackIsAWindowCopy) {
+  // The ViT decoder's im2col: (c, kh, kw, h, w) <- input (c, kh + h,
+  // kw + w), fused with the pack that data tiling stores it through.
+  std::string path = testdata("fixtures/im2col-pack/benchmark.mlir");
+  llvm::Expected<IreeDispatch> d = readIreeDispatch(readTestFile(path), path);
+  ASSERT_TRUE(bool(d)) << llvm::toString(d.takeError());
+  EXPECT_EQ(d->problem.kind, OpKind::Elementwise);
+  EXPECT_EQ(d->problem.opName, "linalg.generic");
+  EXPECT_EQ(d->problem.dimRoles, "ppppv");
+  EXPECT_EQ(d->problem.loopRanges,
+            (llvm::SmallVector<int64_t>{128, 4, 4, 128, 128}));
+}
+
 // What IREE 3.13 leaves in a data-tiled llvm-cpu dispatch after
 // --iree-codegen-strip-compilation-info (recorded from the MLP with
 // --iree-opt-data-tiling).

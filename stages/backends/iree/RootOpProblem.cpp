@@ -11,6 +11,8 @@
 
 #include "llvm/ADT/StringExtras.h"
 
+#include <functional>
+
 using namespace llvm;
 
 namespace retune::iree {
@@ -137,13 +139,27 @@ classify(ArrayRef<mlir::AffineMap> maps, ArrayRef<std::string> iterators,
                         roles);
 }
 
+/// Whether every result of `map` is a dim or a sum of dims: the input of
+/// a window copy (im2col reads `(c, kh + h, kw + w)`).
+bool readsWindows(mlir::AffineMap map) {
+  std::function<bool(mlir::AffineExpr)> sumOfDims = [&](mlir::AffineExpr e) {
+    if (isa<mlir::AffineDimExpr>(e))
+      return true;
+    auto sum = dyn_cast<mlir::AffineBinaryOpExpr>(e);
+    return sum && sum.getKind() == mlir::AffineExprKind::Add &&
+           sumOfDims(sum.getLHS()) && sumOfDims(sum.getRHS());
+  };
+  return llvm::all_of(map.getResults(), sumOfDims);
+}
+
 /// A one-input op of parallel loops that only moves data is tuned, on CPU
 /// targets, as an elementwise problem whose candidates vary IREE's own
 /// config (a 24x410881 transpose of the PP-OCRv4 detector: 27 ms with
 /// IREE's 16x16 register tile, 5.6 ms with 8x8 on the dispatch benchmark;
 /// 1.23x in the model, docs/iree-backend.md). Roles as the mlir-cpu backend
 /// gives them: 'v' on the innermost dim of the input and of the output (two
-/// dims for a transpose), 'p' elsewhere.
+/// dims for a transpose), 'p' elsewhere. A window copy (im2col, whose input
+/// map adds dims) is one too, its lanes on the output's innermost dim.
 std::optional<std::string> dataMovementRoles(bool yieldsAnInput,
                                              ArrayRef<mlir::AffineMap> maps,
                                              const Problem &problem) {
@@ -153,12 +169,14 @@ std::optional<std::string> dataMovementRoles(bool yieldsAnInput,
       llvm::is_contained(problem.iteratorTypes, "reduction") || !yieldsAnInput)
     return std::nullopt;
   std::string roles(problem.loopRanges.size(), 'p');
-  for (mlir::AffineMap map : maps) {
-    if (!map.isProjectedPermutation())
-      return std::nullopt;
-    if (map.getNumResults() > 0)
-      roles[map.getDimPosition(map.getNumResults() - 1)] = 'v';
-  }
+  mlir::AffineMap in = maps[0], out = maps[1];
+  if (!out.isProjectedPermutation() ||
+      !(in.isProjectedPermutation() || readsWindows(in)))
+    return std::nullopt;
+  if (in.isProjectedPermutation() && in.getNumResults() > 0)
+    roles[in.getDimPosition(in.getNumResults() - 1)] = 'v';
+  if (out.getNumResults() > 0)
+    roles[out.getDimPosition(out.getNumResults() - 1)] = 'v';
   return roles;
 }
 
