@@ -84,11 +84,12 @@ struct InModelChoice {
   llvm::json::Array dropped;
 };
 
-/// Ranks each dispatch's options by what the model sees: each alone in the
-/// whole model (tag "option-<dispatch>-<k>"). A dispatch benchmark measures
-/// a kernel alone, hot in cache and without its neighbours; in the model
-/// the fastest kernel alone is not always the fastest (measured with IREE
-/// 3.13 on llvm-cpu: a dispatch 3.3x faster alone made the MLP slower).
+/// Tries each dispatch's options (fastest on the dispatch first) alone in
+/// the whole model (tag "option-<dispatch>-<k>") until one helps; that one
+/// is chosen. A dispatch benchmark measures a kernel alone, hot in cache
+/// and without its neighbours; in the model the fastest kernel alone is not
+/// always the fastest (measured with IREE 3.13 on llvm-cpu: a dispatch 3.3x
+/// faster alone made the MLP slower), so a slower option may still help.
 Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
                                       MeasureWinners measure);
 

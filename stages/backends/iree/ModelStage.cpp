@@ -6,8 +6,8 @@
 // baseline's results on seeded inputs (OutputCheck) and differ from the
 // baseline's module. First each dispatch's fastest few candidates that can
 // save enough of the model's time (keepPromisingOptions, by the baseline's
-// profile) are tried alone in the model (chooseInModel: the model, not the
-// dispatch benchmark, ranks them); then the chosen ones together, with the
+// profile) are tried alone in the model until one helps (chooseInModel:
+// the model, not the dispatch benchmark, decides); then the chosen ones together, with the
 // small dispatches' winners (smallWinnersTogether), and when that is not
 // faster, each alone, dropping those that do not help (decideWinners,
 // shared with retune-model); with none left the spec is empty. The

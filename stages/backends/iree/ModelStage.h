@@ -31,9 +31,9 @@ struct ModelOptions {
   std::string finalSpec{};
   /// Model result record (retune.model/2) to write.
   std::string outputPath{};
-  /// Per dispatch, measure this many of its fastest candidates alone in the
-  /// whole model and keep the one the model runs fastest with (0: the
-  /// dispatch's winner).
+  /// Per dispatch, try up to this many of its fastest candidates alone in
+  /// the whole model, fastest first, and keep the first that makes it
+  /// faster (0: the dispatch's winner).
   unsigned inModel = 3;
   /// A spec helps the model only when it runs it in less than
   /// `1 - margin` of the baseline's time ([select] margin), beyond noise
