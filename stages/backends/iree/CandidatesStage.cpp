@@ -68,6 +68,15 @@ cpu::CpuHost hostOf(const IreeTarget &target) {
 /// found", measured with IREE 3.13).
 constexpr int64_t kMaxVectorBytes = 32768;
 
+/// Bytes of one element of operand `i` (f32 where the problem does not
+/// say).
+int64_t operandElementBytes(const Problem &problem, size_t i) {
+  StringRef type = i < problem.elementTypes.size()
+                       ? StringRef(problem.elementTypes[i])
+                       : StringRef("f32");
+  return std::max(1u, cpu::elementBits(type) / 8);
+}
+
 /// Bytes of the result tile one workgroup owns: distribution tiles, with 0
 /// (not distributed) meaning the whole loop.
 int64_t distributedResultBytes(const Problem &problem,
@@ -78,10 +87,9 @@ int64_t distributedResultBytes(const Problem &problem,
       int64_t tile = i < distribution.size() ? distribution[i] : 0;
       elements *= tile > 0 ? tile : problem.loopRanges[i];
     }
-  StringRef type = problem.elementTypes.empty()
-                       ? "f32"
-                       : StringRef(problem.elementTypes.back());
-  return elements * std::max(1u, cpu::elementBits(type) / 8);
+  size_t result = problem.elementTypes.empty() ? 0
+                                               : problem.elementTypes.size() - 1;
+  return elements * operandElementBytes(problem, result);
 }
 
 /// The CPU config as IREE's tiling levels: outer tiles distribute, the
@@ -144,11 +152,7 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
                                      const cpu::CpuHost &host,
                                      uint64_t &total) {
   bool batched = problem.loopRanges.size() == 7;
-  int64_t elementBytes = std::max(
-      1u, cpu::elementBits(problem.elementTypes.size() > 1
-                               ? StringRef(problem.elementTypes[1])
-                               : StringRef("f32")) /
-              8);
+  int64_t rhsElementBytes = operandElementBytes(problem, 1);
   // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
   ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
   auto divisors = [](int64_t n) {
@@ -175,7 +179,7 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
       // large RHS streamed as few times as the tiles allow.
       double cost = std::abs(std::log2(double(m1 * n1)) - 3.0) +
                     0.1 * std::abs(std::log2(double(m1) / double(n1))) +
-                    std::log2(rhsSweeps(r, m1, elementBytes, host.l2Bytes));
+                    std::log2(rhsSweeps(r, m1, rhsElementBytes, host.l2Bytes));
       planned.push_back(
           {SpecEntry{problem,
                      cpuCompilationInfo(

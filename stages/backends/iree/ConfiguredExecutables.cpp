@@ -85,15 +85,9 @@ dumpConfiguredExecutables(const IreeTools &tools, const IreeIrLibrary &library,
     return makeError("cannot create " + dir + ": " + ec.message());
   std::vector<std::string> args = {model.str()};
   args.insert(args.end(), flags.begin(), flags.end());
-  if (!spec.empty()) {
-    for (std::string &flag :
-         tools.syntax().specFlags(familyOfFlags(flags), spec))
-      args.push_back(std::move(flag));
-    // As every compile with a spec (compileArgs, IreeRun.cpp): IREE 3.13
-    // can hang a threaded compile that loads one. Seen here: killed after
-    // 120 s on PP-OCRv4, 7 s the run before.
-    args.push_back("--mlir-disable-threading");
-  }
+  if (!spec.empty())
+    llvm::append_range(
+        args, tools.syntax().specLoadingFlags(familyOfFlags(flags), spec));
   args.push_back("--compile-to=executable-configurations");
   args.push_back(("--iree-hal-dump-executable-configurations-to=" + dir).str());
   args.push_back("-o");
@@ -141,15 +135,12 @@ Expected<std::string> reconfigureExecutable(const IreeTools &tools,
       "--pass-pipeline=builtin.module(hal.executable(hal.executable.variant("
       "iree-hal-configure-target-executable-variants{target=" +
           target + "})))"};
-  if (!spec.empty()) {
-    for (std::string &flag :
-         tools.syntax().specFlags(target == "llvm-cpu" ? "cpu"
-                                  : target == "cuda"   ? "cuda"
-                                                       : "gpu",
-                                  spec))
-      args.push_back(std::move(flag));
-    args.push_back("--mlir-disable-threading");
-  }
+  if (!spec.empty())
+    llvm::append_range(args, tools.syntax().specLoadingFlags(
+                                 target == "llvm-cpu" ? "cpu"
+                                 : target == "cuda"   ? "cuda"
+                                                      : "gpu",
+                                 spec));
   args.push_back("-o");
   args.push_back(outFile.str());
   std::string logPath = (outFile + ".log").str();

@@ -72,9 +72,9 @@ static SmallVector<unsigned> packedStoreOrder(StringRef configuredText,
   Regex pack("linalg\\.pack [^\n]*outer_dims_perm = \\[([0-9, ]*)\\]");
   SmallVector<StringRef> m;
   if (!pack.match(configuredText, &m) ||
-      StringRef(configuredText)
-              .drop_front(m[0].data() + m[0].size() - configuredText.data())
-              .contains("linalg.pack "))
+      configuredText
+          .drop_front(m[0].data() + m[0].size() - configuredText.data())
+          .contains("linalg.pack "))
     return {};
   SmallVector<unsigned> order;
   SmallVector<StringRef> fields;

@@ -24,17 +24,9 @@ std::vector<std::string> compileArgs(const IreeSyntax &syntax,
   std::vector<std::string> args = {request.input};
   if (request.fromExecutableSources)
     args.push_back("--compile-from=executable-sources");
-  if (!request.specPath.empty()) {
-    for (std::string &flag : syntax.specFlags(request.family, request.specPath))
-      args.push_back(std::move(flag));
-    // IREE (seen with 3.13) loads a spec under a lock on a pass-manager
-    // worker, and verifying it waits on the same thread pool: the worker
-    // can pick up another executable's pipeline, which takes the lock again
-    // and hangs the compile until its timeout. One thread cannot. Measured
-    // on MiniLM's whole model (2 cores): 3.72 s threaded, 3.78 s not, the
-    // same module.
-    args.push_back("--mlir-disable-threading");
-  }
+  if (!request.specPath.empty())
+    llvm::append_range(
+        args, syntax.specLoadingFlags(request.family, request.specPath));
   args.insert(args.end(), request.flags.begin(), request.flags.end());
   std::string reproducer = request.reproducerPath.empty()
                                ? request.vmfbPath + ".crash.mlir"

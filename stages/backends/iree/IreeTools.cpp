@@ -130,6 +130,20 @@ std::vector<std::string> IreeSyntax::specFlags(StringRef family,
   return {"--iree-codegen-tuning-spec-path=" + specPath.str()};
 }
 
+std::vector<std::string>
+IreeSyntax::specLoadingFlags(StringRef family, StringRef specPath) const {
+  std::vector<std::string> flags = specFlags(family, specPath);
+  // IREE (seen with 3.13) loads a spec under a lock on a pass-manager
+  // worker, and verifying it waits on the same thread pool: the worker can
+  // pick up another executable's pipeline, which takes the lock again and
+  // hangs the compile until its timeout (a whole-model configuration of
+  // PP-OCRv4: killed after 120 s, 7 s the run before). One thread cannot.
+  // Measured on MiniLM's whole model (2 cores): 3.72 s threaded, 3.78 s
+  // not, the same module.
+  flags.push_back("--mlir-disable-threading");
+  return flags;
+}
+
 namespace {
 /// Replaces every `from` in `text` by `spell(match)`, scanning forward from
 /// each replacement so that a replacement that contains `from` (the newest

@@ -48,6 +48,10 @@ struct IreeSyntax {
   /// The flags that pass `specPath` to the compiler for a target family.
   std::vector<std::string> specFlags(llvm::StringRef family,
                                      llvm::StringRef specPath) const;
+  /// specFlags and one thread: what every compile or configuration that
+  /// loads a spec passes (see IreeTools.cpp).
+  std::vector<std::string> specLoadingFlags(llvm::StringRef family,
+                                            llvm::StringRef specPath) const;
   /// Rewrites compilation info written in the newest spelling (what
   /// stages/search/gpu emits) into this release's spelling.
   std::string respell(llvm::StringRef newestSpelling) const;
