@@ -56,6 +56,17 @@ expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')
 expect_contains "$(json_field "$result" 'len(d["in_model_trials"]) >= len(d["winners_kept"]) + 1')" \
   "True" "every option was measured in the model"
 
+echo "== when no option helps the model, the empty spec is not compiled: the baseline's runs beside the trials are its runs"
+rm -f "$repo/build/model/result.json" "$repo"/build/model/tuned.*
+out=$(FAKE_IREE_MODEL_SLOW_WITH='[0-9a-f]' ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')" \
+  "0 the candidates of $(wc -w <<<"$winners") dispatch(es) did not help the model alone" "every winner is dropped in the model"
+[ ! -e "$repo/build/model/tuned.vmfb" ] && pass "no compile of the empty spec" || fail "the empty spec was compiled"
+expect_contains "$(json_field "$result" 'len(d["baseline_samples_s"]) >= 3 * len(d["in_model_trials"]), d["baseline_samples_s"] == d["tuned_samples_s"], d["speedup"]')" \
+  "True True 1" "the record's runs are the baseline's from every trial, on both sides"
+expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "transform.named_sequence" "the spec shipped is valid (empty)"
+
 echo "== with model_candidates = 0 the dispatch winners are pruned in the model"
 sed -i 's/^model_rounds = .*/&\nmodel_candidates = 0/' "$repo/tune.toml"
 rm -f "$repo/build/model/result.json"

@@ -119,18 +119,47 @@ unsigned callsOf(const std::optional<StringMap<unsigned>> &calls,
   return it == calls->end() ? 1 : std::max(1u, it->second);
 }
 
+/// The prepared dispatch of a dumped benchmark `file`.
+std::string preparedPathOf(const DumpOptions &options, StringRef file) {
+  return options.workDir + "/prepared/" + sys::path::stem(file).str() +
+         ".mlir";
+}
+
+/// iree-opt strips every benchmark in parallel (a process each): per file,
+/// why it could not (none when it could).
+std::vector<std::optional<std::string>>
+stripAll(const DumpOptions &options, const IreeTools &ireeTools,
+         ArrayRef<std::string> files) {
+  std::vector<std::optional<std::string>> failures(files.size());
+  DefaultThreadPool pool(hardware_concurrency());
+  for (size_t i = 0; i < files.size(); ++i)
+    pool.async([&, i] {
+      StringRef file = files[i];
+      if (Error err = stripConfiguration(
+              ireeTools, file, strippedPathFor(preparedPathOf(options, file)),
+              options.workDir + "/logs/" + sys::path::stem(file).str() +
+                  ".strip.log"))
+        failures[i] = toString(std::move(err));
+    });
+  pool.wait();
+  return failures;
+}
+
 Expected<std::vector<Found>>
 prepareAll(const DumpOptions &options, const IreeTools &ireeTools,
            ArrayRef<std::string> files,
            const std::optional<StringMap<unsigned>> &calls) {
+  // Reading the stripped files stays in order, on this thread.
+  std::vector<std::optional<std::string>> stripFailures =
+      stripAll(options, ireeTools, files);
   std::vector<Found> found;
   std::map<std::string, size_t> byId;
-  for (const std::string &file : files) {
-    std::string stem = sys::path::stem(file).str();
-    std::string prepared = options.workDir + "/prepared/" + stem + ".mlir";
+  for (auto [file, failure] : zip(files, stripFailures)) {
+    std::string prepared = preparedPathOf(options, file);
     Expected<IreeDispatch> dispatch =
-        prepareDispatch(ireeTools, file, prepared,
-                        options.workDir + "/logs/" + stem + ".strip.log");
+        failure ? Expected<IreeDispatch>(makeError(*failure))
+                : readStripped(ireeTools, file, strippedPathFor(prepared),
+                               prepared);
     if (!dispatch) {
       errs() << "retune-iree-dump: note: " << file
              << " keeps IREE's default configuration: "
@@ -178,23 +207,31 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
   std::string benchmarks = options.workDir + "/benchmarks";
   // Benchmarks of an earlier model version must not be read as this one's.
   sys::fs::remove_directories(benchmarks);
+  // Shares weigh each dispatch by its calls, not by its benchmark files
+  // (IREE dumps one per executable however often the model calls it). The
+  // compile to the flow phase that counts them runs beside the dump's.
+  std::optional<StringMap<unsigned>> calls;
+  std::string countFailure;
+  DefaultThreadPool beside(hardware_concurrency(1));
+  beside.async([&] {
+    Expected<StringMap<unsigned>> counted = runDispatchCallCount(
+        *ireeTools, options.modelPath, options.iree.compileFlags,
+        options.workDir + "/model.flow.mlir",
+        options.workDir + "/logs/flow.log", options.timeoutSeconds);
+    if (counted)
+      calls = std::move(*counted);
+    else
+      countFailure = toString(counted.takeError());
+  });
   Expected<std::vector<std::string>> files = runDump(
       *ireeTools, options.modelPath, options.iree.compileFlags, benchmarks,
       options.workDir + "/logs/dump.log", options.timeoutSeconds);
+  beside.wait();
   if (!files)
     return files.takeError();
-  // Shares weigh each dispatch by its calls, not by its benchmark files
-  // (IREE dumps one per executable however often the model calls it).
-  std::optional<StringMap<unsigned>> calls;
-  Expected<StringMap<unsigned>> counted = runDispatchCallCount(
-      *ireeTools, options.modelPath, options.iree.compileFlags,
-      options.workDir + "/model.flow.mlir", options.workDir + "/logs/flow.log",
-      options.timeoutSeconds);
-  if (counted)
-    calls = std::move(*counted);
-  else
+  if (!calls)
     errs() << "retune-iree-dump: note: counting one call per dispatch: "
-           << toString(counted.takeError()) << "\n";
+           << countFailure << "\n";
   Expected<std::vector<Found>> found =
       prepareAll(options, *ireeTools, *files, calls);
   if (!found)

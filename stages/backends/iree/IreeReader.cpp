@@ -311,22 +311,31 @@ readAndUnmark(StringRef text, StringRef fileName,
 }
 } // namespace
 
-Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
-                                       StringRef benchmarkFile,
-                                       StringRef outputFile, StringRef logPath,
-                                       unsigned timeoutSeconds) {
-  std::string stripped = (outputFile + ".stripped.tmp").str();
-  if (Error err = createParentDirs(outputFile))
-    return std::move(err);
+std::string strippedPathFor(StringRef outputFile) {
+  return (outputFile + ".stripped.tmp").str();
+}
+
+Error stripConfiguration(const IreeTools &tools, StringRef benchmarkFile,
+                         StringRef strippedFile, StringRef logPath,
+                         unsigned timeoutSeconds) {
+  if (Error err = createParentDirs(strippedFile))
+    return err;
   ChildOutcome outcome =
-      tools.runTool(tools.opt, stripArgs(benchmarkFile, stripped),
+      tools.runTool(tools.opt, stripArgs(benchmarkFile, strippedFile),
                     timeoutSeconds, 0, logPath);
   if (outcome.status != Status::Ok)
     return makeError(benchmarkFile + ": iree-opt could not strip its "
                                      "configuration (" +
                      toString(outcome.status) + "): " + outcome.message);
-  Expected<std::string> text = readFile(stripped);
-  sys::fs::remove(stripped);
+  return Error::success();
+}
+
+Expected<IreeDispatch> readStripped(const IreeTools &tools,
+                                    StringRef benchmarkFile,
+                                    StringRef strippedFile,
+                                    StringRef outputFile) {
+  Expected<std::string> text = readFile(strippedFile);
+  sys::fs::remove(strippedFile);
   if (!text)
     return text.takeError();
   Expected<std::pair<IreeDispatch, std::string>> read =
@@ -337,6 +346,17 @@ Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
   if (Error err = writeFileIfChanged(outputFile, read->second))
     return std::move(err);
   return std::move(read->first);
+}
+
+Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
+                                       StringRef benchmarkFile,
+                                       StringRef outputFile, StringRef logPath,
+                                       unsigned timeoutSeconds) {
+  std::string stripped = strippedPathFor(outputFile);
+  if (Error err = stripConfiguration(tools, benchmarkFile, stripped, logPath,
+                                     timeoutSeconds))
+    return std::move(err);
+  return readStripped(tools, benchmarkFile, stripped, outputFile);
 }
 
 std::string targetFamily(StringRef mlirText, StringRef fileName,

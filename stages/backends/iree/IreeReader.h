@@ -75,12 +75,29 @@ runDispatchCallCount(const IreeTools &tools, llvm::StringRef model,
 
 /// Strips `benchmarkFile` with iree-opt, reads the dispatch (root op still
 /// marked), drops `root_op` and writes the result to `outputFile`: the file
-/// every candidate of this dispatch is compiled from.
+/// every candidate of this dispatch is compiled from. The two halves below,
+/// for callers that strip many files at once.
 Expected<IreeDispatch> prepareDispatch(const IreeTools &tools,
                                        llvm::StringRef benchmarkFile,
                                        llvm::StringRef outputFile,
                                        llvm::StringRef logPath,
                                        unsigned timeoutSeconds = 300);
+
+/// The first half: `benchmarkFile`'s configuration stripped by iree-opt into
+/// `strippedFile` (a child process; safe to run from several threads).
+Error stripConfiguration(const IreeTools &tools, llvm::StringRef benchmarkFile,
+                         llvm::StringRef strippedFile, llvm::StringRef logPath,
+                         unsigned timeoutSeconds = 300);
+
+/// The second half: reads `strippedFile` (then removes it) and writes the
+/// prepared dispatch to `outputFile`.
+Expected<IreeDispatch> readStripped(const IreeTools &tools,
+                                    llvm::StringRef benchmarkFile,
+                                    llvm::StringRef strippedFile,
+                                    llvm::StringRef outputFile);
+
+/// Where prepareDispatch strips `outputFile`'s benchmark to.
+std::string strippedPathFor(llvm::StringRef outputFile);
 
 /// "cpu" when the file's executable target is llvm-cpu, "cuda" for CUDA,
 /// else "gpu": how a spec is passed to iree-compile (CPU before v3.11 and

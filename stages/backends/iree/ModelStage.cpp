@@ -140,6 +140,28 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
   return attempt;
 }
 
+/// The empty spec's attempt after `trials`: the baseline's runs timed
+/// beside each of them, on both sides (the build shipped is the baseline);
+/// none when no trial timed the baseline.
+std::optional<Attempt>
+modelAsCompiled(const std::map<std::string, Attempt> &trials) {
+  Attempt none;
+  none.specText = emitTuningSpec({});
+  BenchOutcome &runs = none.timed.baseline;
+  for (const auto &[tag, attempt] : trials) {
+    const BenchOutcome &baseline = attempt.timed.baseline;
+    if (baseline.status != Status::Ok)
+      continue;
+    llvm::append_range(runs.samplesUs, baseline.samplesUs);
+    llvm::append_range(runs.runMediansUs, baseline.runMediansUs);
+    runs.seconds += baseline.seconds;
+  }
+  if (runs.samplesUs.empty())
+    return std::nullopt;
+  none.timed.tuned = runs;
+  return none;
+}
+
 /// The result record of the decision and the attempt behind it.
 ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
                         WinnerDecision &decision, const Attempt &behind) {
@@ -520,6 +542,13 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     if (spent && !attempts.empty())
       return Trial{false, "not measured (" + *spent + ")", 0};
+    // The empty spec leaves the model as compiled: after trials, the
+    // baseline's own runs beside them are its runs, with no compile.
+    if (some.empty())
+      if (std::optional<Attempt> none = modelAsCompiled(attempts)) {
+        attempts[tag.str()] = std::move(*none);
+        return Trial{false, "the model as compiled (nothing to link)", 1};
+      }
     Expected<Attempt> attempt =
         tryWinners(options, *runner, some, tag, isLinked(some), *baseline,
                    reach ? &*reach : nullptr);
