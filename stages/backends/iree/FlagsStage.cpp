@@ -1,7 +1,8 @@
 //===- FlagsStage.cpp - The model's compile flags -------------------------===//
 //
 // The model-level search (ModelFlags.h): compiles the whole model with the
-// default flags and with each set of flags/sets.json added, checks each
+// default flags and with each set of flags/sets.json added (two compiles at
+// a time, all before the first timing), checks each
 // build's results against the default's (OutputCheck), times it interleaved
 // with the default on one device, and writes flags/chosen.json and
 // compile_flags.txt. A set that fails to compile or computes other results
@@ -19,6 +20,10 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/ThreadPool.h"
+#include "llvm/Support/Threading.h"
+
+#include <algorithm>
 
 using namespace llvm;
 
@@ -76,6 +81,34 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
   return outcome;
 }
 
+/// The files of set `k`'s build: set<k>.vmfb, set<k>.compile.log, ...
+std::string setTag(size_t k) { return formatv("set{0}", k).str(); }
+
+/// Whole-model compiles at once in the search: two halves the wall time of
+/// the compiles (iree-compile keeps about one core busy) and doubles their
+/// memory, which a model with large weights may not have to spare.
+constexpr unsigned kCompilesAtOnce = 2;
+
+/// Compiles the default build and every set's, kCompilesAtOnce at a time,
+/// before any is timed: the search then finds each one built, and no
+/// compile ever runs beside a timing. The compile seconds each record keeps
+/// are those of a compile beside another, the default's as the sets'.
+void compileAhead(const ModelRunner &runner, ArrayRef<FlagSet> sets,
+                  StringRef outputPath) {
+  unsigned width = std::min(
+      kCompilesAtOnce, hardware_concurrency().compute_thread_count());
+  if (width < 2)
+    return;
+  DefaultThreadPool pool(hardware_concurrency(width));
+  pool.async([&] { runner.compile("default", ""); });
+  for (size_t k = 0; k < sets.size(); ++k)
+    pool.async([&, k] {
+      if (!budgetSpent(outputPath))
+        runner.compile(setTag(k), "", sets[k]);
+    });
+  pool.wait();
+}
+
 } // namespace
 
 Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
@@ -89,6 +122,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   Expected<ModelRunner> runner = ModelRunner::create(options.run, processes);
   if (!runner)
     return runner.takeError();
+  compileAhead(*runner, *sets, options.outputPath);
   // The default build's results on seeded inputs: every set must match.
   Expected<CompileRecord> base =
       runner->buildReference("default", "with the default flags");
@@ -112,7 +146,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(measureSet(*runner, set, formatv("set{0}", k).str(),
+    choice.sets.push_back(measureSet(*runner, set, setTag(k),
                                      built, options.margin));
   }
   for (const FlagSetOutcome &o : choice.sets)
