@@ -86,8 +86,9 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   w.variable("dump_timeout", std::to_string(i.dumpTimeout));
   w.variable("profile_flag",
              i.profile.empty() ? "" : shellQuote("--profile=" + i.profile));
-  // On this CPU the dump times every dispatch for the shares (time x calls:
-  // FLOPs mislead there, e.g. on matvecs); GPU shares stay FLOPs x calls.
+  // On this CPU the dump's shares are each dispatch's time in the model,
+  // profiled (FLOPs mislead there, e.g. on matvecs); GPU shares stay FLOPs x
+  // calls.
   w.variable("dump_time_flags",
              iree::isHostDevice(i.devices.front())
                  ? shellQuote("--device=" + i.devices.front()) +

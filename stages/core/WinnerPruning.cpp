@@ -4,6 +4,7 @@
 #include "stages/support/FileUtil.h"
 #include "stages/core/Records.h"
 
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
 #include <optional>
@@ -37,7 +38,8 @@ static json::Object droppedEntry(const Winner &w, const Twine &reason) {
 }
 
 Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
-                                       MeasureWinners measure) {
+                                       MeasureWinners measure,
+                                       ArrayRef<std::string> untriedAlone) {
   WinnerDecision d;
   d.kept.assign(winners.begin(), winners.end());
   d.finalTag = "tuned";
@@ -55,6 +57,13 @@ Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
   // Each alone: the ones that do not help go.
   d.kept.clear();
   for (const Winner &w : winners) {
+    if (is_contained(untriedAlone, w.dispatch)) {
+      d.dropped.push_back(droppedEntry(
+          w, "together the winners give " + together->description +
+                 "; too small to save the margin alone, it is not tried "
+                 "alone"));
+      continue;
+    }
     Expected<Trial> alone = measure({w}, "solo-" + w.dispatch);
     if (!alone)
       return alone.takeError();

@@ -62,9 +62,13 @@ struct WinnerDecision {
 };
 
 /// All winners if together they make the model faster; else the ones that
-/// help alone, if together those still make it faster; else none.
-Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
-                                       MeasureWinners measure);
+/// help alone, if together those still make it faster; else none. The
+/// winners of `untriedAlone` (dispatches too small to show alone in the
+/// model, which joined the others for that) are never measured alone: when
+/// together does not help, they go.
+Expected<WinnerDecision>
+decideWinners(ArrayRef<Winner> winners, MeasureWinners measure,
+              ArrayRef<std::string> untriedAlone = {});
 
 /// The candidates of one dispatch worth trying in the whole model, fastest
 /// on the dispatch first.

@@ -66,6 +66,22 @@ TEST(WinnerPruning, DropsTheOneThatHurts) {
                                                   "solo-c", "pruned"}));
 }
 
+/// Winners too small to show alone joined the others for that: when
+/// together does not help, they go without a trial of their own.
+TEST(WinnerPruning, SmallWinnersAreNeverTriedAlone) {
+  FactorModel model{{{"a", 0.97}, {"b", 1.02}, {"c", 1.02}}, {}};
+  Expected<WinnerDecision> d = decideWinners(winners({"a", "b", "c"}),
+                                             std::ref(model), {"b", "c"});
+  ASSERT_TRUE(static_cast<bool>(d));
+  EXPECT_EQ(keptIds(*d), (std::set<std::string>{"a"}));
+  EXPECT_EQ(model.tags,
+            (std::vector<std::string>{"tuned", "solo-a", "pruned"}));
+  ASSERT_EQ(d->dropped.size(), 2u);
+  for (const json::Value &entry : d->dropped)
+    EXPECT_TRUE(entry.getAsObject()->getString("reason").value_or("").ends_with(
+        "too small to save the margin alone, it is not tried alone"));
+}
+
 TEST(WinnerPruning, NoneWhenNothingHelps) {
   FactorModel model{{{"a", 1.2}, {"b", 1.3}}, {}};
   Expected<WinnerDecision> d = decideWinners(winners({"a", "b"}), std::ref(model));

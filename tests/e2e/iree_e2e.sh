@@ -80,6 +80,18 @@ expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')
 grep -q "$slow" "$repo/build/tuning_spec.mlir" && fail "tuning_spec.mlir still has $slow" \
   || pass "tuning_spec.mlir leaves the slow winner out"
 expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "@__kernel_config" "the pruned spec is a linked IREE spec"
+
+echo "== when the last trial fails and nothing is kept, the record times the baseline shipped by its runs beside the trials"
+# Its builds compile again (the model step's and the cache's were fine).
+rm -rf "$repo/build/model"
+out=$(RETUNE_CACHE_DIR=$work/cache-model-error FAKE_IREE_MODEL_COMPILE_ERROR_WITH=$slow FAKE_IREE_MODEL_SLOW_WITH='[0-9a-f]' ninja -C "$repo/build" tune 2>&1); rc=$?
+[ $rc -eq 0 ] && pass "the run finishes" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
+expect_contains "$(json_field "$result" 'd["status"], len(d["winners_kept"]), d["baseline_median_s"] > 0, d["baseline_samples_s"] == d["tuned_samples_s"], d["speedup"]')" \
+  "ok 0 True True 1" "the record is the baseline's, timed, with nothing kept"
+expect_contains "$(json_field "$result" 'd["message"]')" \
+  "the last trial (tuned) failed: compile_error: " "the failed last trial stays in the record's message"
+expect_contains "$(json_field "$result" '[x["reason"] for x in d["winners_dropped"] if x["dispatch"] == "'"$slow"'"][0]')" \
+  "large vector sizes" "the dispatch whose spec breaks the model's compile says so"
 sed -i '/^model_candidates = 0/d' "$repo/tune.toml"
 
 echo "== a budget spent before the model step: all winners together only; the next run does the rest"

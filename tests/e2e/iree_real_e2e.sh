@@ -56,11 +56,28 @@ expect_contains "$statuses" "ok=" "candidates compiled: $statuses"
 expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
   '2 in [e["occurrences"] for e in d["dispatches"]]')" "True" \
   "the layer called twice counts two calls"
-# Shares on this CPU are measured time x calls: each distinct dispatch was
-# compiled with IREE's default config and timed.
-expect_contains "$(ls "$mlp"/build/dump/timed/*.bench.json 2>/dev/null | wc -l)" \
-  "$(json_field "$mlp/build/dispatches/index.json" 'len(d["dispatches"])')" \
-  "every dispatch was timed for its share"
+# Shares on this CPU are each dispatch's time in the model: the dump's
+# compile wrote the model, IREE's profiler ran it, and no dispatch was timed
+# alone.
+[ -s "$mlp/build/dump/model.vmfb" ] && [ -s "$mlp/build/dump/model.profile.jsonl" ] \
+  && pass "the dump profiled the model it compiled" || fail "no profile of the model in dump/"
+[ ! -e "$mlp/build/dump/timed" ] && pass "no dispatch was timed alone for the shares" \
+  || fail "dispatches were timed alone"
+expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
+  'abs(sum(e["share"] for e in d["dispatches"]) - 1) < 1e-6 and d["dispatches"][0]["share"] > 0.5')" \
+  "True" "the shares are of the model's time, its two-call layer first"
+# A model the profiler cannot run (here: no such entry) falls back to each
+# dispatch timed alone with IREE's default config, time x calls.
+dump_cmd=$(ninja -C "$mlp/build" -t commands dispatches/index.json | tail -1)
+dump_cmd=${dump_cmd/--output-dir dispatches/--output-dir $work/fallback/dispatches}
+dump_cmd=${dump_cmd/--work-dir dump/--work-dir $work/fallback/dump}
+fallback_out=$(cd "$mlp/build" && eval "$dump_cmd --entry=no_such_function" 2>&1) \
+  || fail "the dump with an entry it cannot profile: $fallback_out"
+expect_contains "$fallback_out" "each dispatch timed alone for the shares: the model could not be profiled" \
+  "a model the profiler cannot run is said so"
+expect_contains "$(ls "$work"/fallback/dump/timed/*.bench.json 2>/dev/null | wc -l)" \
+  "$(json_field "$work/fallback/dispatches/index.json" 'len(d["dispatches"])')" \
+  "then every dispatch is timed alone for its share"
 expect_contains "$(json_field "$mlp/build/candidates/$(json_field "$mlp/build/dispatches/index.json" 'd["dispatches"][0]["id"]')/index.json" \
   'len(set(c["file"] for c in d["candidates"])) == len(d["candidates"])')" "True" "candidate specs are distinct"
 # Every emitted spec is read by the real iree-opt (the spelling of 3.13).

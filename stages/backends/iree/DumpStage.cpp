@@ -3,9 +3,10 @@
 // Dumps the model's dispatch benchmarks with iree-compile, strips their
 // configurations with iree-opt, and writes the same files retune-dump does:
 // dispatches/index.json (heaviest first, with each dispatch's share of the
-// model's work: with --device, each dispatch's measured time x calls; time
-// from --profile; else FLOPs x calls; calls are counted in the model
-// compiled to the flow phase) and per dispatch
+// model's work: time from --profile; with --device, its time in the model
+// under IREE's profiler (the dump's compile writes the model), or where that
+// fails each dispatch's time alone x calls; else FLOPs x calls; calls are
+// counted in the model compiled to the flow phase) and per dispatch
 // <id>/problem.json and <id>/dispatch.mlir (the stripped benchmark every
 // candidate compiles from). A benchmark whose root op is not a contraction,
 // convolution or attention is listed on stderr and keeps IREE's default.
@@ -15,6 +16,8 @@
 
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeRun.h"
+#include "stages/backends/iree/ModelProfile.h"
+#include "stages/backends/iree/ModelRun.h"
 #include "stages/support/DeviceLock.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
@@ -44,6 +47,9 @@ struct Found {
   unsigned occurrences = 1;
   /// One call with IREE's default config (0: not timed).
   double timeUs = 0;
+  /// The exports of every executable with this problem: the profiler's
+  /// names for the dispatch.
+  std::vector<std::string> exports;
 };
 
 HotCandidate hotCandidate(const Found &f) {
@@ -53,6 +59,47 @@ HotCandidate hotCandidate(const Found &f) {
           d.problem.flops(),
           f.occurrences,
           f.timeUs};
+}
+
+/// The model the dump's compile writes beside the benchmarks
+/// (`<workDir>/<kModelTag>.vmfb`), for the profile.
+constexpr StringLiteral kModelTag = "model";
+
+/// Shares by the model's own time: IREE's profiler runs the model the dump
+/// compiled kProfiledRuns times on `options.timeDevice`, and each dispatch
+/// weighs what all its executables took in those runs, by its export name.
+/// A dispatch the runs never called weighs nothing (an initializer's, run
+/// once when the module loads). In the model, not alone: a dispatch whose
+/// operands arrive cold, or that a benchmark's repeated calls keep in
+/// cache, weighs what it costs the model.
+Expected<StringMap<double>> profileModel(const DumpOptions &options,
+                                         ProcessRunner &processes,
+                                         ArrayRef<Found> found) {
+  ModelRunOptions run;
+  run.iree = options.iree;
+  run.modelPath = options.modelPath;
+  run.workDir = options.workDir;
+  run.device = options.timeDevice;
+  run.entry = options.entry;
+  run.benchTimeout = options.timeoutSeconds;
+  Expected<ModelRunner> runner = ModelRunner::create(run, processes);
+  if (!runner)
+    return runner.takeError();
+  Expected<std::vector<DispatchTime>> times =
+      runner->profile(kModelTag, kProfiledRuns);
+  if (!times)
+    return times.takeError();
+  StringMap<double> usByExport;
+  for (const DispatchTime &t : *times)
+    usByExport[t.function] += t.averageUs * t.calls;
+  StringMap<double> weights;
+  for (const Found &f : found) {
+    double us = 0;
+    for (const std::string &name : f.exports)
+      us += usByExport.lookup(name);
+    weights[f.dispatch.exportName] = us;
+  }
+  return weights;
 }
 
 /// Shares by time: every distinct dispatch compiled with IREE's default
@@ -170,14 +217,16 @@ prepareAll(const DumpOptions &options, const IreeTools &ireeTools,
     unsigned occurrences = callsOf(calls, dispatch->executable);
     if (auto it = byId.find(id); it != byId.end()) {
       found[it->second].occurrences += occurrences;
+      found[it->second].exports.push_back(dispatch->exportName);
       continue;
     }
     Expected<std::string> text = readFile(prepared);
     if (!text)
       return text.takeError();
     byId[id] = found.size();
-    found.push_back(
-        {std::move(*dispatch), prepared, std::move(*text), occurrences});
+    std::string exportName = dispatch->exportName;
+    found.push_back({std::move(*dispatch), prepared, std::move(*text),
+                     occurrences, 0, {exportName}});
   }
   return found;
 }
@@ -223,9 +272,14 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
     else
       countFailure = toString(counted.takeError());
   });
+  // On this CPU the dump's compile also writes the model, to profile.
+  std::string module =
+      options.timeDevice.empty()
+          ? std::string("/dev/null")
+          : (options.workDir + "/" + kModelTag + ".vmfb").str();
   Expected<std::vector<std::string>> files = runDump(
       *ireeTools, options.modelPath, options.iree.compileFlags, benchmarks,
-      options.workDir + "/logs/dump.log", options.timeoutSeconds);
+      options.workDir + "/logs/dump.log", options.timeoutSeconds, module);
   beside.wait();
   if (!files)
     return files.takeError();
@@ -240,10 +294,20 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
       readProfileOption(options);
   if (!profile)
     return profile.takeError();
-  if (!*profile && !options.timeDevice.empty())
-    if (Error err = timeDispatches(options, *ireeTools, *found))
-      errs() << "retune-iree-dump: note: shares from FLOPs x calls: "
-             << toString(std::move(err)) << "\n";
+  if (!*profile && !options.timeDevice.empty()) {
+    Expected<StringMap<double>> inModel =
+        profileModel(options, processes, *found);
+    if (inModel) {
+      *profile = std::move(*inModel);
+    } else {
+      errs() << "retune-iree-dump: note: each dispatch timed alone for the "
+                "shares: the model could not be profiled: "
+             << toString(inModel.takeError()) << "\n";
+      if (Error err = timeDispatches(options, *ireeTools, *found))
+        errs() << "retune-iree-dump: note: shares from FLOPs x calls: "
+               << toString(std::move(err)) << "\n";
+    }
+  }
   std::vector<HotCandidate> hot;
   for (const Found &f : *found)
     hot.push_back(hotCandidate(f));

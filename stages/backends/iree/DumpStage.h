@@ -29,9 +29,12 @@ struct DumpOptions {
   std::string profilePath{};
   /// Seconds the dump may take
   unsigned timeoutSeconds = 1800;
-  /// Time each dispatch with IREE's default config on  this device: shares are
-  /// time x calls (empty:  FLOPs x calls)
+  /// Profile the model on this device: shares are each dispatch's time in
+  /// the model (where the profile fails, each dispatch timed alone with
+  /// IREE's default config, time x calls; empty: FLOPs x calls)
   std::string timeDevice{};
+  /// The model's function the profile runs (empty: its only public one)
+  std::string entry{};
   /// Benchmark repetitions of each  dispatch's timing
   unsigned repetitions = 3;
 };

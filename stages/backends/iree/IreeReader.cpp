@@ -201,13 +201,13 @@ Expected<IreeDispatch> readIreeDispatch(StringRef text, StringRef fileName,
 
 std::vector<std::string> dumpArgs(const IreeSyntax &syntax, StringRef model,
                                   ArrayRef<std::string> compileFlags,
-                                  StringRef dumpDir) {
+                                  StringRef dumpDir, StringRef modulePath) {
   std::vector<std::string> args = {model.str()};
   args.insert(args.end(), compileFlags.begin(), compileFlags.end());
   args.push_back("--iree-hal-dump-executable-benchmarks-to=" + dumpDir.str());
   args.push_back(syntax.tunerAttributesFlag);
   args.push_back("-o");
-  args.push_back("/dev/null");
+  args.push_back(modulePath.str());
   return args;
 }
 
@@ -219,12 +219,13 @@ std::vector<std::string> stripArgs(StringRef input, StringRef output) {
 Expected<std::vector<std::string>>
 runDump(const IreeTools &tools, StringRef model,
         ArrayRef<std::string> compileFlags, StringRef dumpDir,
-        StringRef logPath, unsigned timeoutSeconds) {
+        StringRef logPath, unsigned timeoutSeconds, StringRef modulePath) {
   if (std::error_code ec = sys::fs::create_directories(dumpDir))
     return makeError("cannot create " + dumpDir + ": " + ec.message());
   ChildOutcome outcome =
       tools.runTool(tools.compile,
-                    dumpArgs(tools.syntax(), model, compileFlags, dumpDir),
+                    dumpArgs(tools.syntax(), model, compileFlags, dumpDir,
+                             modulePath),
                     timeoutSeconds, 0, logPath);
   if (outcome.status != Status::Ok)
     return makeError(model + ": iree-compile could not dump its dispatches (" +

@@ -44,22 +44,25 @@ readIreeTargets(llvm::StringRef text, llvm::StringRef fileName,
 //===----------------------------------------------------------------------===//
 
 /// `<model> <flags> --iree-hal-dump-executable-benchmarks-to=<dir>
-/// <tuner-attributes flag> -o /dev/null`.
+/// <tuner-attributes flag> -o <modulePath>`.
 std::vector<std::string> dumpArgs(const IreeSyntax &syntax,
                                   llvm::StringRef model,
                                   llvm::ArrayRef<std::string> compileFlags,
-                                  llvm::StringRef dumpDir);
+                                  llvm::StringRef dumpDir,
+                                  llvm::StringRef modulePath = "/dev/null");
 
 /// `<input> --iree-codegen-strip-compilation-info -o <output>`.
 std::vector<std::string> stripArgs(llvm::StringRef input,
                                    llvm::StringRef output);
 
 /// Runs the dump; returns the benchmark files written, sorted. Failing to dump
-/// is a pipeline-level error (the model does not compile).
+/// is a pipeline-level error (the model does not compile). The compile's
+/// module goes to `modulePath` (the model, runnable; none by default).
 Expected<std::vector<std::string>>
 runDump(const IreeTools &tools, llvm::StringRef model,
         llvm::ArrayRef<std::string> compileFlags, llvm::StringRef dumpDir,
-        llvm::StringRef logPath, unsigned timeoutSeconds = 1800);
+        llvm::StringRef logPath, unsigned timeoutSeconds = 1800,
+        llvm::StringRef modulePath = "/dev/null");
 
 /// How often the model calls each executable: `flow.dispatch` ops per
 /// executable name in the model compiled to the flow phase. IREE dumps one

@@ -30,6 +30,10 @@ struct DispatchTime {
   double averageUs = 0;
 };
 
+/// Runs of a build under the profiler: enough calls to average, few
+/// enough to stay a small part of the step that profiles.
+constexpr unsigned kProfiledRuns = 10;
+
 /// The profiling data family that times dispatches on `device`: the
 /// host's execution of each dispatch on `local-*` devices, device
 /// timestamps elsewhere.

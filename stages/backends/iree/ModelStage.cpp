@@ -9,7 +9,7 @@
 // profile) are tried alone in the model until one helps (chooseInModel:
 // the model, not the dispatch benchmark, decides); then the chosen ones together, with the
 // small dispatches' winners (smallWinnersTogether), and when that is not
-// faster, each alone, dropping those that do not help (decideWinners,
+// faster, each alone but those small ones, dropping those that do not help (decideWinners,
 // shared with retune-model); with none left the spec is empty. The
 // decision and the samples go to model/result.json (retune.model/2).
 //
@@ -200,10 +200,6 @@ ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
   r.tunedSamples = toSeconds(timed.tuned.samplesUs);
   return r;
 }
-
-/// Runs of each build under the profiler: enough calls to average, few
-/// enough to stay a small part of the model step.
-constexpr unsigned kProfiledRuns = 10;
 
 /// The dump's dispatches (dispatches/index.json in the build directory);
 /// none when there is no readable index.
@@ -539,6 +535,9 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   auto isLinked = [&](ArrayRef<Winner> some) {
     return specPaths(some) == specPaths(*linked);
   };
+  // The small dispatches' winners that joined the others untried
+  // (smallWinnersTogether): alone none can save what a spec must.
+  std::vector<std::string> riders;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     if (spent && !attempts.empty())
       return Trial{false, "not measured (" + *spent + ")", 0};
@@ -563,7 +562,6 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // in the model, then the pruning rule on the ones chosen.
   std::vector<Winner> all = *linked;
   json::Array inModelTrials, inModelDropped;
-  unsigned riders = 0;
   if (options.inModel > 0 && !spent) {
     Expected<std::vector<DispatchOptions>> dispatchOptions =
         readInModelOptions(options.selections, options.inModel);
@@ -580,12 +578,13 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     inModelDropped = std::move(choice->dropped);
     std::vector<Winner> joined = smallWinnersTogether(unpromising, *linked,
                                                       options.margin);
-    riders = joined.size();
+    for (const Winner &w : joined)
+      riders.push_back(w.dispatch);
     all.insert(all.end(), joined.begin(), joined.end());
     for (json::Value &entry : unpromising)
       inModelDropped.push_back(std::move(entry));
   }
-  Expected<WinnerDecision> decision = decideWinners(all, measure);
+  Expected<WinnerDecision> decision = decideWinners(all, measure, riders);
   if (!decision)
     return decision.takeError();
   // Candidates the model dropped one by one are not "no winner".
@@ -611,14 +610,28 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
             : ArrayRef<DeliveredExecutable>());
   if (!executables)
     return executables.takeError();
-  ModelRecord r = modelRecord(options, *runner, *decision, behind);
+  // Nothing kept ships the baseline: the record times it by the baseline's
+  // runs beside every trial, even when the last trial failed (a spec that
+  // did not compile in the model); that failure stays in its message.
+  std::optional<Attempt> shipped =
+      tuned ? std::nullopt : modelAsCompiled(attempts);
+  ModelRecord r =
+      modelRecord(options, *runner, *decision, shipped ? *shipped : behind);
+  const BenchOutcome &lastFailed = behind.timed.baseline.status != Status::Ok
+                                       ? behind.timed.baseline
+                                       : behind.timed.tuned;
+  if (shipped && lastFailed.status != Status::Ok)
+    r.message = formatv("the last trial ({0}) failed: {1}: {2}",
+                        decision->finalTag, toString(lastFailed.status),
+                        lastFailed.message)
+                    .str();
   r.inModelTrials = std::move(inModelTrials);
   r.executables = std::move(*executables);
   r.specReach = std::move(specReachNote);
-  if (riders)
+  if (!riders.empty())
     r.decision += formatv("; {0} winner(s) on dispatches too small to show "
                           "alone in the model joined the others untried",
-                          riders)
+                          riders.size())
                       .str();
   if (spent) {
     r.decision += "; the run's time budget was spent before this step, so "

@@ -36,6 +36,7 @@ int main(int argc, char **argv) {
   options.profilePath = profilePath;
   options.timeoutSeconds = timeoutSeconds;
   options.timeDevice = timeDevice;
+  options.entry = entry;
   options.repetitions = repetitions;
   return finishTool("retune-iree-dump", iree::runDumpStage(options));
 }
