@@ -4,7 +4,8 @@
 // default flags and with each set of flags/sets.json added (two compiles at
 // a time, all before the first timing), checks each
 // build's results against the default's (OutputCheck), times it interleaved
-// with the default on one device, and writes flags/chosen.json and
+// with the default on one device (again, while undecided, only the sets that
+// could still be chosen), and writes flags/chosen.json and
 // compile_flags.txt. A set that fails to compile or computes other results
 // is a recorded outcome, never an error.
 //
@@ -30,14 +31,33 @@ using namespace llvm;
 namespace retune::iree {
 namespace {
 
-/// Measures one flag set against the default build (tag "default").
-/// `built` names the builds so far by their module's hash: a set whose
-/// module is byte-identical to one of them runs as that one does, and is
-/// not timed again (flags that change nothing in this model). A gain beyond
-/// `margin` that its runs do not establish is timed again (timeDecisively).
+/// The files of set `k`'s build: set<k>.vmfb, set<k>.compile.log, ...
+std::string setTag(size_t k) { return formatv("set{0}", k).str(); }
+
+/// What `timed` says of a set: its median, its ratio to the default's and
+/// that ratio's bound; a side that did not run makes the set a failure.
+void recordTiming(FlagSetOutcome &outcome, const InterleavedOutcome &timed) {
+  for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
+    if (side->status != Status::Ok || side->samplesUs.empty()) {
+      outcome.status =
+          side->status == Status::Ok ? Status::BenchError : side->status;
+      outcome.message = side->message;
+      return;
+    }
+  outcome.medianSeconds = stats::median(timed.tuned.samplesUs) * 1e-6;
+  outcome.ratio = stats::median(timed.tuned.samplesUs) /
+                  stats::median(timed.baseline.samplesUs);
+  outcome.ratioUpper = estimateInterleaved(timed).upper;
+}
+
+/// Measures one flag set against the default build (tag "default"), one
+/// timing (settleUndecided may add more). `built` names the builds so far
+/// by their module's hash: a set whose module is byte-identical to one of
+/// them runs as that one does, and is not timed again (flags that change
+/// nothing in this model).
 FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
                           StringRef tag, StringMap<std::string> &built,
-                          double margin) {
+                          InterleavedOutcome &timed) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
@@ -66,23 +86,30 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
     outcome.message = check.message;
     return outcome;
   }
-  InterleavedOutcome timed = runner.timeDecisively("default", tag, margin);
-  for (const BenchOutcome *side : {&timed.baseline, &timed.tuned})
-    if (side->status != Status::Ok || side->samplesUs.empty()) {
-      outcome.status =
-          side->status == Status::Ok ? Status::BenchError : side->status;
-      outcome.message = side->message;
-      return outcome;
-    }
-  outcome.medianSeconds = stats::median(timed.tuned.samplesUs) * 1e-6;
-  outcome.ratio = stats::median(timed.tuned.samplesUs) /
-                  stats::median(timed.baseline.samplesUs);
-  outcome.ratioUpper = estimateInterleaved(timed).upper;
+  timed = runner.timeAgainst("default", tag);
+  recordTiming(outcome, timed);
   return outcome;
 }
 
-/// The files of set `k`'s build: set<k>.vmfb, set<k>.compile.log, ...
-std::string setTag(size_t k) { return formatv("set{0}", k).str(); }
+/// Times again, kMoreTimings times at most, the sets whose gain is beyond
+/// `margin` but not established, while they could still be chosen
+/// (undecidedContenders): a set slower than one already established is
+/// never chosen, so its runs are not worth their minutes (on the ViT, two
+/// such sets took 140 s).
+void settleUndecided(const ModelRunner &runner, FlagChoice &choice,
+                     std::vector<InterleavedOutcome> &timings, double margin,
+                     StringRef outputPath) {
+  for (unsigned more = 0; more < kMoreTimings; ++more)
+    for (size_t k : undecidedContenders(choice.sets, margin)) {
+      if (budgetSpent(outputPath))
+        return;
+      InterleavedOutcome again = runner.timeAgainst("default", setTag(k));
+      if (!bothSidesTimed(again))
+        continue;
+      appendTiming(timings[k], again);
+      recordTiming(choice.sets[k], timings[k]);
+    }
+}
 
 /// Whole-model compiles at once in the search: two halves the wall time of
 /// the compiles (iree-compile keeps about one core busy) and doubles their
@@ -134,6 +161,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   StringMap<std::string> built;
   if (!base->artifactHash.empty())
     built[base->artifactHash] = "the default flags";
+  std::vector<InterleavedOutcome> timings(sets->size());
   for (auto [k, set] : enumerate(*sets)) {
     // The run's budget (RunBudget.h) stops the search between sets: each
     // costs a whole-model compile. The sets measured decide; the others
@@ -146,9 +174,11 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(measureSet(*runner, set, setTag(k),
-                                     built, options.margin));
+    choice.sets.push_back(
+        measureSet(*runner, set, setTag(k), built, timings[k]));
   }
+  settleUndecided(*runner, choice, timings, options.margin,
+                  options.outputPath);
   for (const FlagSetOutcome &o : choice.sets)
     if (o.status == Status::Ok && o.ratio > 0) {
       choice.defaultMedianSeconds = o.medianSeconds / o.ratio;

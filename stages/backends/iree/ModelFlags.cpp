@@ -188,6 +188,26 @@ static std::string skippedSets(const FlagChoice &choice) {
       .str();
 }
 
+namespace {
+bool beyondMargin(const FlagSetOutcome &o, double margin) {
+  return o.status == Status::Ok && o.ratio > 0 && o.ratio < 1 - margin;
+}
+} // namespace
+
+std::vector<size_t> undecidedContenders(ArrayRef<FlagSetOutcome> sets,
+                                        double margin) {
+  double fastestEstablished = 1;
+  for (const FlagSetOutcome &o : sets)
+    if (beyondMargin(o, margin) && o.ratioUpper < 1)
+      fastestEstablished = std::min(fastestEstablished, o.ratio);
+  std::vector<size_t> contenders;
+  for (auto [k, o] : enumerate(sets))
+    if (beyondMargin(o, margin) && o.ratioUpper >= 1 &&
+        o.ratio < fastestEstablished)
+      contenders.push_back(k);
+  return contenders;
+}
+
 void chooseFlagSet(FlagChoice &choice, double margin) {
   // The fastest set, and the fastest whose gain is beyond the margin and
   // established beyond noise (every run of a set of three beat every run

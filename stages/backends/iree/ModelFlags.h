@@ -84,6 +84,13 @@ Expected<FlagChoice> flagChoiceFromJson(const llvm::json::Value &value);
 /// `reason`.
 void chooseFlagSet(FlagChoice &choice, double margin);
 
+/// The sets whose gain is beyond `margin` but not established beyond noise
+/// and that could still be chosen: faster than the fastest set whose gain
+/// is established. Only these are worth more runs; a set slower than an
+/// established one is not chosen whatever more runs say.
+std::vector<size_t> undecidedContenders(llvm::ArrayRef<FlagSetOutcome> sets,
+                                        double margin);
+
 } // namespace retune::iree
 
 #endif // RETUNE_IREE_MODELFLAGS_H

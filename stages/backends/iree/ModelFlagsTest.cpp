@@ -41,6 +41,23 @@ TEST(ModelFlags, AGainNotEstablishedBeyondNoiseIsNotChosen) {
   EXPECT_DOUBLE_EQ(back->sets[0].ratioUpper, 1.05);
 }
 
+TEST(ModelFlags, OnlyUndecidedSetsThatCouldStillBeChosenAreTimedAgain) {
+  // --c is established at 0.82x. --a (0.93x) and --b (0.94x) are not yet,
+  // and could not be chosen over --c whatever more runs say; --d (0.80x)
+  // could. --e is within the margin, --f failed.
+  std::vector<FlagSetOutcome> sets = {
+      measured({"--a"}, 0.93), measured({"--b"}, 0.94),
+      measured({"--c"}, 0.82), measured({"--d"}, 0.80),
+      measured({"--e"}, 0.99), measured({"--f"}, 0.5, Status::CompileError)};
+  for (size_t k : {0, 1, 3, 4})
+    sets[k].ratioUpper = 1.01;
+  sets[2].ratioUpper = 0.89;
+  EXPECT_EQ(undecidedContenders(sets, 0.02), std::vector<size_t>{3});
+  // With none established every undecided gain beyond the margin is.
+  sets[2].ratioUpper = 1.02;
+  EXPECT_EQ(undecidedContenders(sets, 0.02), (std::vector<size_t>{0, 1, 2, 3}));
+}
+
 TEST(ModelFlags, ChoosesTheFastestCorrectSetBeyondTheMargin) {
   FlagChoice choice;
   choice.sets = {measured({"--a"}, 0.7, Status::WrongResult),

@@ -250,14 +250,18 @@ InterleavedOutcome ModelRunner::timeDecisively(StringRef referenceTag,
     InterleavedOutcome again = timeAgainst(referenceTag, tag);
     if (!bothSidesTimed(again))
       break;
-    for (auto [into, from] : {std::pair{&timed.baseline, &again.baseline},
-                              std::pair{&timed.tuned, &again.tuned}}) {
-      llvm::append_range(into->samplesUs, from->samplesUs);
-      llvm::append_range(into->runMediansUs, from->runMediansUs);
-      into->seconds += from->seconds;
-    }
+    appendTiming(timed, again);
   }
   return timed;
+}
+
+void appendTiming(InterleavedOutcome &timed, const InterleavedOutcome &again) {
+  for (auto [into, from] : {std::pair{&timed.baseline, &again.baseline},
+                            std::pair{&timed.tuned, &again.tuned}}) {
+    llvm::append_range(into->samplesUs, from->samplesUs);
+    llvm::append_range(into->runMediansUs, from->runMediansUs);
+    into->seconds += from->seconds;
+  }
 }
 
 InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,

@@ -75,6 +75,9 @@ stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed);
 /// decide it.
 bool needsMoreSamples(const InterleavedOutcome &timed, double margin);
 
+/// Pools `again`'s runs into `timed` (both sides), as one longer timing.
+void appendTiming(InterleavedOutcome &timed, const InterleavedOutcome &again);
+
 /// How many times an undecided timing is repeated (timeDecisively), each
 /// `rounds` more runs a side: with three a side a gain is established only
 /// when every tuned run beats every baseline run.
