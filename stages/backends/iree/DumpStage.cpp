@@ -93,12 +93,17 @@ Expected<StringMap<double>> profileModel(const DumpOptions &options,
   for (const DispatchTime &t : *times)
     usByExport[t.function] += t.averageUs * t.calls;
   StringMap<double> weights;
+  double total = 0;
   for (const Found &f : found) {
     double us = 0;
     for (const std::string &name : f.exports)
       us += usByExport.lookup(name);
     weights[f.dispatch.exportName] = us;
+    total += us;
   }
+  // Names that never meet would weigh every dispatch nothing, silently.
+  if (!found.empty() && !(total > 0))
+    return makeError("the profile names none of the dumped dispatches");
   return weights;
 }
 
