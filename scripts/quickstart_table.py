@@ -6,8 +6,8 @@ tree, then what Retune chose and where the report is.
 usage: quickstart_table.py <venv bin> <build dir> <model.onnx> [--threads N]
 
 It measures the modules the tune left in the build directory
-(flags/default.vmfb: IREE's default flags; model/tuned.vmfb: Retune's flags
-and spec), so it compiles nothing.
+(flags/default.vmfb: IREE's default flags; model/shipped.vmfb: Retune's flags
+and spec, the build the model step decided on), so it compiles nothing.
 """
 import argparse
 import json
@@ -31,7 +31,7 @@ def main():
     build = args.build
     summary = json.load(open(f"{build}/report/summary.json"))
     modules = {"IREE default": f"{build}/flags/default.vmfb",
-               "Retune (flags + spec)": f"{build}/model/tuned.vmfb"}
+               "Retune (flags + spec)": f"{build}/model/shipped.vmfb"}
     for name, path in modules.items():
         if not os.path.exists(path):
             sys.exit(f"quickstart: {path} is missing; run `ninja -C {build} tune` again")

@@ -63,6 +63,8 @@ out=$(FAKE_IREE_MODEL_SLOW_WITH='[0-9a-f]' ninja -C "$repo/build" tune 2>&1); rc
 expect_contains "$(json_field "$result" 'len(d["winners_kept"]), d["decision"]')" \
   "0 the candidates of $(wc -w <<<"$winners") dispatch(es) did not help the model alone" "every winner is dropped in the model"
 [ ! -e "$repo/build/model/tuned.vmfb" ] && pass "no compile of the empty spec" || fail "the empty spec was compiled"
+cmp -s "$repo/build/model/shipped.vmfb" "$repo/build/model/baseline.vmfb" \
+  && pass "the module shipped is the baseline's" || fail "model/shipped.vmfb is not the baseline's module"
 expect_contains "$(json_field "$result" 'len(d["baseline_samples_s"]) >= 3 * len(d["in_model_trials"]), d["baseline_samples_s"] == d["tuned_samples_s"], d["speedup"]')" \
   "True True 1" "the record's runs are the baseline's from every trial, on both sides"
 expect_contains "$(cat "$repo/build/tuning_spec.mlir")" "transform.named_sequence" "the spec shipped is valid (empty)"

@@ -162,6 +162,19 @@ modelAsCompiled(const std::map<std::string, Attempt> &trials) {
   return none;
 }
 
+/// Copies the build `tag` to `model/shipped.vmfb`: what Retune says to ship,
+/// for whoever times it after the tune (scripts/quickstart_table.py).
+Error copyShippedModule(const ModelRunOptions &run, StringRef tag) {
+  std::string shipped = run.inWork("shipped.vmfb");
+  std::string partial = shipped + ".tmp";
+  if (std::error_code ec =
+          sys::fs::copy_file(run.inWork(tag + ".vmfb"), partial))
+    return makeError(run.inWork(tag + ".vmfb") + ": " + ec.message());
+  if (std::error_code ec = sys::fs::rename(partial, shipped))
+    return makeError(shipped + ": " + ec.message());
+  return Error::success();
+}
+
 /// The result record of the decision and the attempt behind it.
 ModelRecord modelRecord(const ModelOptions &options, const ModelRunner &runner,
                         WinnerDecision &decision, const Attempt &behind) {
@@ -603,6 +616,11 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   if (Error err = writeTuningSpec(
           options.finalSpec, tuned ? behind.specText : emitTuningSpec({}),
           IreeIrLibrary::forTool(options.run.iree.compile)))
+    return err;
+  // The module users get (flags and spec), under one name whatever the
+  // decision: the baseline's when nothing is kept.
+  if (Error err = copyShippedModule(options.run,
+                                    tuned ? decision->finalTag : "baseline"))
     return err;
   Expected<json::Array> executables = writeFinalExecutables(
       executablesDirFor(options.finalSpec),
