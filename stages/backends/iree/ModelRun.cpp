@@ -255,13 +255,15 @@ InterleavedOutcome ModelRunner::timeDecisively(StringRef referenceTag,
   return timed;
 }
 
+void appendRuns(BenchOutcome &runs, const BenchOutcome &more) {
+  llvm::append_range(runs.samplesUs, more.samplesUs);
+  llvm::append_range(runs.runMediansUs, more.runMediansUs);
+  runs.seconds += more.seconds;
+}
+
 void appendTiming(InterleavedOutcome &timed, const InterleavedOutcome &again) {
-  for (auto [into, from] : {std::pair{&timed.baseline, &again.baseline},
-                            std::pair{&timed.tuned, &again.tuned}}) {
-    llvm::append_range(into->samplesUs, from->samplesUs);
-    llvm::append_range(into->runMediansUs, from->runMediansUs);
-    into->seconds += from->seconds;
-  }
+  appendRuns(timed.baseline, again.baseline);
+  appendRuns(timed.tuned, again.tuned);
 }
 
 InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,

@@ -75,6 +75,9 @@ stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed);
 /// decide it.
 bool needsMoreSamples(const InterleavedOutcome &timed, double margin);
 
+/// Pools `more`'s samples and runs into `runs`, as one longer timing.
+void appendRuns(BenchOutcome &runs, const BenchOutcome &more);
+
 /// Pools `again`'s runs into `timed` (both sides), as one longer timing.
 void appendTiming(InterleavedOutcome &timed, const InterleavedOutcome &again);
 

@@ -152,9 +152,7 @@ modelAsCompiled(const std::map<std::string, Attempt> &trials) {
     const BenchOutcome &baseline = attempt.timed.baseline;
     if (baseline.status != Status::Ok)
       continue;
-    llvm::append_range(runs.samplesUs, baseline.samplesUs);
-    llvm::append_range(runs.runMediansUs, baseline.runMediansUs);
-    runs.seconds += baseline.seconds;
+    appendRuns(runs, baseline);
   }
   if (runs.samplesUs.empty())
     return std::nullopt;
