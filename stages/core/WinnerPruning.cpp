@@ -139,4 +139,128 @@ Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
   return choice;
 }
 
+namespace {
+
+/// A dispatch waiting for its next option to be profiled in the model.
+struct PendingDispatch {
+  const DispatchOptions *options;
+  double baselineUs;
+  size_t next = 0;
+  /// The last option's outcome, for the reason it is dropped.
+  std::string last;
+};
+
+/// Judges `option` of `p` by `build` (the model it was profiled in, with
+/// `others` more options): records the trial, and returns whether it is
+/// chosen.
+bool judgeProfiled(PendingDispatch &p, const Winner &option,
+                   const ProfiledBuild &build, size_t others,
+                   InModelChoice &choice) {
+  StringRef id = p.options->dispatch;
+  json::Object entry{{"dispatch", id.str()}, {"spec", option.spec}};
+  auto tuned = build.inModelUs.find(id);
+  if (!build.failure.empty() || tuned == build.inModelUs.end()) {
+    p.last = !build.failure.empty()
+                 ? build.failure
+                 : std::string("the dispatch is not in the model's profile");
+    entry["failed"] = p.last;
+    choice.trials.push_back(std::move(entry));
+    return false;
+  }
+  double ratio = tuned->second / p.baselineUs;
+  p.last = formatv("{0:f3}x its time in the model without a spec ({1:f1} -> "
+                   "{2:f1} us a run, its calls at their fastest under IREE's "
+                   "profiler, built with {3} other option(s))",
+                   ratio, p.baselineUs, tuned->second, others)
+               .str();
+  bool chosen = ratio < 1 - kProfiledDispatchMargin;
+  if (!chosen && ratio < 1)
+    p.last += formatv("; an option must run it in less than {0:f2}x",
+                      1 - kProfiledDispatchMargin)
+                  .str();
+  entry["dispatch_in_model_ratio"] = ratio;
+  entry["measured"] = p.last;
+  choice.trials.push_back(std::move(entry));
+  if (chosen)
+    choice.savedUs[id] = p.baselineUs - tuned->second;
+  return chosen;
+}
+
+} // namespace
+
+Expected<InModelChoice>
+chooseInModelByProfile(ArrayRef<DispatchOptions> dispatches,
+                       const StringMap<double> &baselineUs,
+                       ProfileWinners profile, MeasureWinners measure) {
+  InModelChoice choice;
+  std::vector<DispatchOptions> unprofiled;
+  std::vector<PendingDispatch> pending;
+  for (const DispatchOptions &d : dispatches) {
+    auto base = baselineUs.find(d.dispatch);
+    if (base != baselineUs.end() && base->second > 0 && !d.options.empty())
+      pending.push_back({&d, base->second});
+    else
+      unprofiled.push_back(d);
+  }
+  StringMap<Winner> chosen;
+  for (unsigned k = 0; !pending.empty(); ++k) {
+    std::vector<Winner> round;
+    for (const PendingDispatch &p : pending)
+      round.push_back(p.options->options[p.next]);
+    std::string tag = formatv("round-{0}", k).str();
+    Expected<ProfiledBuild> together = profile(round, tag);
+    if (!together)
+      return together.takeError();
+    std::vector<PendingDispatch> undecided;
+    for (auto [p, option] : llvm::zip(pending, round)) {
+      ProfiledBuild alone;
+      const ProfiledBuild *build = &*together;
+      // A round that fails says nothing of each option: each gets a build
+      // of its own.
+      if (!together->failure.empty() && round.size() > 1) {
+        Expected<ProfiledBuild> own =
+            profile({option}, tag + "-" + p.options->dispatch);
+        if (!own)
+          return own.takeError();
+        alone = std::move(*own);
+        build = &alone;
+      }
+      size_t others = build == &alone ? 0 : round.size() - 1;
+      if (judgeProfiled(p, option, *build, others, choice)) {
+        chosen[p.options->dispatch] = option;
+        continue;
+      }
+      if (++p.next < p.options->options.size()) {
+        undecided.push_back(p);
+        continue;
+      }
+      choice.dropped.push_back(droppedEntry(
+          {p.options->dispatch, ""},
+          p.options->options.size() == 1
+              ? "in the model it runs " + p.last
+              : formatv("in the model none of its {0} fastest candidates "
+                        "helps (last: {1})",
+                        p.options->options.size(), p.last)
+                    .str()));
+    }
+    pending = std::move(undecided);
+  }
+  Expected<InModelChoice> rest = chooseInModel(unprofiled, measure);
+  if (!rest)
+    return rest.takeError();
+  // In the order of the dispatches, as chooseInModel's.
+  for (const DispatchOptions &d : dispatches) {
+    if (auto c = chosen.find(d.dispatch); c != chosen.end())
+      choice.chosen.push_back(c->second);
+    for (const Winner &w : rest->chosen)
+      if (w.dispatch == d.dispatch)
+        choice.chosen.push_back(w);
+  }
+  for (json::Value &t : rest->trials)
+    choice.trials.push_back(std::move(t));
+  for (json::Value &t : rest->dropped)
+    choice.dropped.push_back(std::move(t));
+  return choice;
+}
+
 } // namespace retune

@@ -13,6 +13,7 @@
 #include "stages/support/LLVM.h"
 
 #include "llvm/ADT/STLFunctionalExtras.h"
+#include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
 #include <string>
@@ -86,6 +87,9 @@ struct InModelChoice {
   llvm::json::Array trials;
   /// {"dispatch", "reason"} per dispatch none of whose options helped.
   llvm::json::Array dropped;
+  /// chooseInModelByProfile: per chosen dispatch, the microseconds a run
+  /// its option saved in the model's profile.
+  llvm::StringMap<double> savedUs;
 };
 
 /// Tries each dispatch's options (fastest on the dispatch first) alone in
@@ -96,6 +100,44 @@ struct InModelChoice {
 /// faster alone made the MLP slower), so a slower option may still help.
 Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
                                       MeasureWinners measure);
+
+/// One build of the whole model with several dispatches' options linked
+/// together, profiled: each dispatch's time in that model.
+struct ProfiledBuild {
+  /// Why there is no profile (the build failed, its results differ, the
+  /// spec changed nothing, the profiler failed); empty when there is one.
+  std::string failure;
+  /// Microseconds a run, per dispatch id: its calls at their fastest.
+  llvm::StringMap<double> inModelUs;
+};
+
+/// Builds the model with exactly `winners` linked (tag names the build's
+/// files) and profiles it. An error aborts the choice: a failing build is
+/// a ProfiledBuild with its failure.
+using ProfileWinners = llvm::function_ref<Expected<ProfiledBuild>(
+    ArrayRef<Winner> winners, StringRef tag)>;
+
+/// How much faster in the model than without a spec a dispatch's option
+/// must run for the profile to choose it: a dispatch's fastest calls under
+/// IREE's profiler move by about 1% between builds of one config (MiniLM's
+/// three batch_mmt4d over six profiles, docs/iree-backend.md).
+inline constexpr double kProfiledDispatchMargin = 0.03;
+
+/// chooseInModel by the model's profile instead of its time: each round
+/// builds every undecided dispatch's next option together (tag
+/// "round-<k>") and profiles the model once; a dispatch whose time in it is
+/// below `1 - kProfiledDispatchMargin` of its time in `baselineUs` (the
+/// model without a spec, profiled alike) is chosen, the others go on to
+/// their next option. A round that fails is split: each of its options in
+/// a build of its own ("round-<k>-<dispatch>"). Dispatches without a
+/// baseline time are left to chooseInModel with `measure`. The whole
+/// model's time is too noisy to tell a dispatch's gain from a round of a
+/// few percent (on this machine runs of one build differ by a quarter);
+/// one dispatch's fastest calls are not, and one build tries them all.
+Expected<InModelChoice>
+chooseInModelByProfile(ArrayRef<DispatchOptions> dispatches,
+                       const llvm::StringMap<double> &baselineUs,
+                       ProfileWinners profile, MeasureWinners measure);
 
 } // namespace retune
 

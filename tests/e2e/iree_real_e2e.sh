@@ -103,6 +103,11 @@ expect_contains "$(json_field "$mlp/build/report/summary.json" '[x["dispatch"] f
 expect_contains "$(json_field "$mlp/build/report/summary.json" 'all(x["in_model_s"] > 0 for x in d["dispatches"] if x["candidates"] > 0)')" \
   "True" "summary.json: each tuned dispatch's time inside the model"
 expect_contains "$out" "where the model's time goes (IREE's profiler" "the console shows where the model's time goes"
+# With the model's profile, options are tried in rounds, every dispatch's
+# next option in one build, each judged by its time in the model (whether
+# a dispatch got winners to try depends on the search: then there is none).
+expect_contains "$(json_field "$mlp/build/model/result.json" 'all(("dispatch_in_model_ratio" in t and "its time in the model without a spec" in t["measured"]) or "failed" in t for t in d.get("in_model_trials", [])), not d.get("in_model_trials") or __import__("os").path.exists(sys.argv[1].replace("result.json", "round-0.compile.json"))')" \
+  "True True" "options were tried in profiled rounds in the model"
 out=$(ninja -C "$mlp/build" tune 2>&1)
 expect_contains "$out" "ninja: no work to do." "second ninja tune is a no-op"
 # Where each whole-model compile's time went (MLIR's pass timing).
@@ -121,7 +126,7 @@ expect_contains "$(json_field "$mlp/again/flags/chosen.json" 'all(s["compile_cac
   "True True" "the flag search in a new build directory replays every whole-model build"
 # The builds the first model step made (which options it tried can differ
 # between runs: a candidate's in-model trial depends on what was measured).
-built=$(cd "$mlp/build/model" && ls baseline.compile.json option-*.compile.json 2>/dev/null | tr '\n' ' ')
+built=$(cd "$mlp/build/model" && ls baseline.compile.json round-*.compile.json option-*.compile.json 2>/dev/null | tr '\n' ' ')
 rm -rf "$mlp/build/model"
 ninja -C "$mlp/build" tune >/dev/null 2>&1 || fail "ninja tune after losing model/"
 expect_contains "$(python3 - "$mlp/build" $built <<'PY'

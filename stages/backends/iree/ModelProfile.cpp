@@ -41,8 +41,9 @@ Expected<std::vector<DispatchTime>> parseDispatchProfile(StringRef jsonl,
     if (!key || !count || *count < 0 || !averageNs || !(*averageNs >= 0))
       return makeError(where + ":" + Twine(lineNumber) +
                        ": a dispatch group without key, count or avg_ns");
+    double minNs = row->getNumber("min_ns").value_or(*averageNs);
     times.push_back({key->str(), static_cast<uint64_t>(*count),
-                     *averageNs / 1000.0});
+                     *averageNs / 1000.0, minNs / 1000.0});
   }
   llvm::stable_sort(times, [](const DispatchTime &a, const DispatchTime &b) {
     return a.averageUs * a.calls > b.averageUs * b.calls;

@@ -28,6 +28,9 @@ struct DispatchTime {
   uint64_t calls = 0;
   /// Mean time of one call, microseconds.
   double averageUs = 0;
+  /// The fastest call, microseconds (the mean where the profile has no
+  /// minimum): steadier than the mean from one profile to the next.
+  double minUs = 0;
 };
 
 /// Runs of a build under the profiler: enough calls to average, few

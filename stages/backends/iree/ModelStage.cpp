@@ -4,14 +4,17 @@
 // flags), benchmarks both alternately on one device (benchInterleaved), and
 // writes the spec users get. Every tuned model must reproduce the
 // baseline's results on seeded inputs (OutputCheck) and differ from the
-// baseline's module. First each dispatch's fastest few candidates that can
-// save enough of the model's time (keepPromisingOptions, by the baseline's
-// profile) are tried alone in the model until one helps (chooseInModel:
-// the model, not the dispatch benchmark, decides); then the chosen ones together, with the
-// small dispatches' winners (smallWinnersTogether), and when that is not
-// faster, each alone but those small ones, dropping those that do not help (decideWinners,
-// shared with retune-model); with none left the spec is empty. The
-// decision and the samples go to model/result.json (retune.model/2).
+// baseline's module. First each dispatch's fastest few candidates are tried
+// in the model (the model, not the dispatch benchmark, decides): with IREE's
+// profiler, in rounds that build every dispatch's next option together and
+// judge each by its time in the model (chooseInModelByProfile); without
+// it, those that can save enough of the model's time (keepPromisingOptions)
+// alone, each timed on the whole model, until one helps (chooseInModel).
+// Then the chosen ones together, and when that is not faster, each alone
+// but those too small to show alone (tooSmallAlone, smallWinnersTogether),
+// dropping those that do not help (decideWinners, shared with
+// retune-model); with none left the spec is empty. The decision and the
+// samples go to model/result.json (retune.model/2).
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/ModelStage.h"
@@ -79,11 +82,14 @@ Expected<std::string> specFor(const ModelOptions &options,
                              options.run.workDir, tag);
 }
 
-Expected<Attempt> tryWinners(const ModelOptions &options,
-                             const ModelRunner &runner, ArrayRef<Winner> some,
-                             StringRef tag, bool isAll,
-                             const CompileRecord &baseline,
-                             const SpecReach *reach) {
+/// The model built with `some` winners and checked, not timed: a failure
+/// (compile, a spec that changes nothing, wrong results) is the attempt's
+/// tuned status.
+Expected<Attempt> buildWinners(const ModelOptions &options,
+                               const ModelRunner &runner, ArrayRef<Winner> some,
+                               StringRef tag, bool isAll,
+                               const CompileRecord &baseline,
+                               const SpecReach *reach) {
   Attempt attempt;
   Expected<std::string> text = specFor(options, runner, some, tag, isAll);
   if (!text)
@@ -128,16 +134,48 @@ Expected<Attempt> tryWinners(const ModelOptions &options,
               "byte-identical to the baseline's";
     return attempt;
   }
-  {
-    OutputCheck check = runner.check(tag);
-    if (check.status != Status::Ok) {
-      attempt.timed.tuned.status = check.status;
-      attempt.timed.tuned.message = check.message;
-      return attempt;
-    }
-  }
-  attempt.timed = runner.timeDecisively("baseline", tag, options.margin);
+  OutputCheck check = runner.check(tag);
+  attempt.timed.tuned.status = check.status;
+  attempt.timed.tuned.message = check.message;
   return attempt;
+}
+
+/// buildWinners, then timed against the baseline until decided.
+Expected<Attempt> tryWinners(const ModelOptions &options,
+                             const ModelRunner &runner, ArrayRef<Winner> some,
+                             StringRef tag, bool isAll,
+                             const CompileRecord &baseline,
+                             const SpecReach *reach) {
+  Expected<Attempt> attempt =
+      buildWinners(options, runner, some, tag, isAll, baseline, reach);
+  if (!attempt || attempt->timed.tuned.status != Status::Ok)
+    return attempt;
+  attempt->timed = runner.timeDecisively("baseline", tag, options.margin);
+  return attempt;
+}
+
+/// The model built with `some` winners (buildWinners) and profiled: each
+/// dump dispatch's time in it.
+Expected<ProfiledBuild> profileWinners(const ModelOptions &options,
+                                       const ModelRunner &runner,
+                                       ArrayRef<Winner> some, StringRef tag,
+                                       bool isAll,
+                                       const CompileRecord &baseline,
+                                       const SpecReach *reach,
+                                       ArrayRef<DispatchEntry> dispatches) {
+  Expected<Attempt> built =
+      buildWinners(options, runner, some, tag, isAll, baseline, reach);
+  if (!built)
+    return built.takeError();
+  const BenchOutcome &failed = built->timed.tuned;
+  if (failed.status != Status::Ok)
+    return ProfiledBuild{
+        formatv("{0}: {1}", toString(failed.status), failed.message).str(), {}};
+  Expected<std::vector<DispatchTime>> times =
+      runner.profile(tag, kProfiledRuns);
+  if (!times)
+    return ProfiledBuild{"not profiled: " + toString(times.takeError()), {}};
+  return ProfiledBuild{"", inModelTimes(dispatches, *times, kProfiledRuns)};
 }
 
 /// The empty spec's attempt after `trials`: the baseline's runs timed
@@ -366,6 +404,30 @@ StringMap<double> modelTimeShares(ArrayRef<DispatchEntry> dispatches,
   return shares;
 }
 
+StringMap<double> inModelTimes(ArrayRef<DispatchEntry> dispatches,
+                               ArrayRef<DispatchTime> profile, unsigned runs) {
+  StringMap<std::string> ids = idsByName(dispatches);
+  StringMap<double> us;
+  for (const DispatchTime &t : profile)
+    if (auto id = ids.find(t.function); id != ids.end())
+      us[id->second] += t.calls * t.minUs / std::max(runs, 1u);
+  return us;
+}
+
+std::vector<std::string> tooSmallAlone(const StringMap<double> &savedUs,
+                                       ArrayRef<DispatchTime> baseline,
+                                       unsigned runs, double margin) {
+  double modelUs = 0;
+  for (const DispatchTime &t : baseline)
+    modelUs += t.calls * t.averageUs / std::max(runs, 1u);
+  std::vector<std::string> small;
+  for (const auto &[id, saved] : savedUs)
+    if (modelUs <= 0 || saved / modelUs < margin / kInModelSlack)
+      small.push_back(id.str());
+  llvm::sort(small);
+  return small;
+}
+
 json::Array keepPromisingOptions(std::vector<DispatchOptions> &dispatches,
                                  const StringMap<double> &shares,
                                  double margin) {
@@ -569,8 +631,50 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };
-  // What the model sees decides: each dispatch's best few candidates alone
-  // in the model, then the pruning rule on the ones chosen.
+  // With a profile of the model, every dispatch's options are tried in
+  // rounds, all dispatches' next option in one build, by their time in the
+  // model; a chosen one whose saving is too small to show in the model's
+  // time rides along untried alone (decideWinners).
+  auto chooseByProfile = [&](std::vector<DispatchOptions> &all,
+                             const BaselineProfile &profiled,
+                             std::vector<std::string> &small)
+      -> Expected<InModelChoice> {
+    auto profileRound = [&](ArrayRef<Winner> some,
+                            StringRef tag) -> Expected<ProfiledBuild> {
+      return profileWinners(options, *runner, some, tag, isLinked(some),
+                            *baseline, reach ? &*reach : nullptr, dispatches);
+    };
+    Expected<InModelChoice> choice = chooseInModelByProfile(
+        all, inModelTimes(dispatches, profiled.times, kProfiledRuns),
+        profileRound, measure);
+    if (choice)
+      small = tooSmallAlone(choice->savedUs, profiled.times, kProfiledRuns,
+                            options.margin);
+    return choice;
+  };
+  // Without one, each option is a whole-model timing: only those that can
+  // save enough of the model's time are tried, each alone until one helps;
+  // the small dispatches' winners join the chosen ones untried.
+  auto chooseByModelTime = [&](std::vector<DispatchOptions> &all,
+                               const BaselineProfile &profiled,
+                               std::vector<std::string> &small)
+      -> Expected<InModelChoice> {
+    json::Array unpromising = keepPromisingOptions(
+        all, modelTimeShares(dispatches, profiled.times), options.margin);
+    Expected<InModelChoice> choice = chooseInModel(all, measure);
+    if (!choice)
+      return choice.takeError();
+    std::vector<Winner> joined =
+        smallWinnersTogether(unpromising, *linked, options.margin);
+    for (const Winner &w : joined)
+      small.push_back(w.dispatch);
+    choice->chosen.insert(choice->chosen.end(), joined.begin(), joined.end());
+    for (json::Value &entry : unpromising)
+      choice->dropped.push_back(std::move(entry));
+    return choice;
+  };
+  // What the model sees decides: each dispatch's best few candidates in
+  // the model, then the pruning rule on the ones chosen.
   std::vector<Winner> all = *linked;
   json::Array inModelTrials, inModelDropped;
   if (options.inModel > 0 && !spent) {
@@ -578,22 +682,15 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
         readInModelOptions(options.selections, options.inModel);
     if (!dispatchOptions)
       return dispatchOptions.takeError();
-    json::Array unpromising = keepPromisingOptions(
-        *dispatchOptions, modelTimeShares(dispatches, baselineProfile.times),
-        options.margin);
-    Expected<InModelChoice> choice = chooseInModel(*dispatchOptions, measure);
+    Expected<InModelChoice> choice =
+        baselineProfile.note.empty()
+            ? chooseByProfile(*dispatchOptions, baselineProfile, riders)
+            : chooseByModelTime(*dispatchOptions, baselineProfile, riders);
     if (!choice)
       return choice.takeError();
     all = std::move(choice->chosen);
     inModelTrials = std::move(choice->trials);
     inModelDropped = std::move(choice->dropped);
-    std::vector<Winner> joined = smallWinnersTogether(unpromising, *linked,
-                                                      options.margin);
-    for (const Winner &w : joined)
-      riders.push_back(w.dispatch);
-    all.insert(all.end(), joined.begin(), joined.end());
-    for (json::Value &entry : unpromising)
-      inModelDropped.push_back(std::move(entry));
   }
   Expected<WinnerDecision> decision = decideWinners(all, measure, riders);
   if (!decision)
@@ -601,8 +698,8 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // Candidates the model dropped one by one are not "no winner".
   if (all.empty() && !inModelDropped.empty())
     decision->text =
-        formatv("the candidates of {0} dispatch(es) did not help the model "
-                "alone, or could not (winners_dropped says why); the spec is "
+        formatv("the candidates of {0} dispatch(es) did not help in the "
+                "model, or could not (winners_dropped says why); the spec is "
                 "empty",
                 inModelDropped.size())
             .str();

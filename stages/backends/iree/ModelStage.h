@@ -93,9 +93,25 @@ std::vector<Winner> smallWinnersTogether(llvm::json::Array &unpromising,
                                          llvm::ArrayRef<Winner> winners,
                                          double margin);
 
+/// Each dump dispatch's time in a model profiled over `runs` runs,
+/// microseconds a run, by dispatch id: its functions' calls at their
+/// fastest (DispatchTime::minUs), what chooseInModelByProfile compares.
+llvm::StringMap<double> inModelTimes(llvm::ArrayRef<DispatchEntry> dispatches,
+                                     llvm::ArrayRef<DispatchTime> profile,
+                                     unsigned runs);
+
+/// The dispatches of `savedUs` (chooseInModelByProfile's) whose saving is
+/// below `margin / kInModelSlack` of the model's time a run in `baseline`
+/// (its profile over `runs` runs): too small to show alone in the model's
+/// time, they are not tried alone (decideWinners' untriedAlone). Sorted.
+std::vector<std::string> tooSmallAlone(const llvm::StringMap<double> &savedUs,
+                                       llvm::ArrayRef<DispatchTime> baseline,
+                                       unsigned runs, double margin);
+
 /// Compiles the whole model without and with specs, benchmarks both
 /// alternately on one device, decides which winners the model keeps
-/// (chooseInModel, decideWinners) and writes the final spec and the result.
+/// (chooseInModelByProfile or chooseInModel, decideWinners) and writes the
+/// final spec and the result.
 /// IREE's tools start through `processes`.
 Error runModelStage(const ModelOptions &options,
                     ProcessRunner &processes = systemProcessRunner());

@@ -196,6 +196,34 @@ TEST(IreeModelShares, TheProfileWhereItSawTheDispatchElseTheFlops) {
   EXPECT_DOUBLE_EQ(modelTimeShares(dispatches, {})["mm"], 0.9);
 }
 
+TEST(IreeModelProfiledChoice, ADispatchsTimeIsItsCallsAtTheirFastestPerRun) {
+  // Two functions of one dispatch (the dump dedupes identical bodies).
+  std::vector<DispatchEntry> dispatches = {dumped("mm", "f$dispatch_0", 0.9),
+                                           dumped("sm", "f$dispatch_1", 0.1)};
+  dispatches.push_back(dumped("mm", "f$dispatch_4", 0.9));
+  std::vector<DispatchTime> profile = {{"f$dispatch_0", 20, 150, 100},
+                                       {"f$dispatch_4", 10, 80, 60},
+                                       {"f$dispatch_1", 30, 9, 8},
+                                       {"f$dispatch_9", 10, 50, 40}};
+  llvm::StringMap<double> us = inModelTimes(dispatches, profile, 10);
+  EXPECT_EQ(us.size(), 2u);
+  EXPECT_DOUBLE_EQ(us["mm"], 2 * 100 + 1 * 60);
+  EXPECT_DOUBLE_EQ(us["sm"], 3 * 8);
+}
+
+TEST(IreeModelProfiledChoice, SavingsTooSmallToShowInTheModelRideAlong) {
+  // The model takes 1000 us a run on average; margin 2%: a saving below
+  // 1% (10 us) is too small to try alone.
+  std::vector<DispatchTime> baseline = {{"f$dispatch_0", 10, 800, 700},
+                                        {"f$dispatch_1", 20, 100, 90}};
+  llvm::StringMap<double> saved;
+  saved["big"] = 30;
+  saved["small"] = 9.5;
+  saved["tiny"] = 0.5;
+  EXPECT_EQ(tooSmallAlone(saved, baseline, 10, 0.02),
+            (std::vector<std::string>{"small", "tiny"}));
+}
+
 TEST(IreeModelOptions, OnlyOptionsThatCanSaveEnoughOfTheModelAreTried) {
   // Margin 2%: an option is tried when share * (1 - ratio) >= 1%.
   std::vector<DispatchOptions> dispatches = {
