@@ -101,14 +101,21 @@ struct InModelChoice {
 Expected<InModelChoice> chooseInModel(ArrayRef<DispatchOptions> dispatches,
                                       MeasureWinners measure);
 
+/// A dispatch's time in a profiled run of the whole model, microseconds a
+/// run: its calls at their mean, and at their fastest.
+struct InModelTime {
+  double meanUs = 0;
+  double fastestUs = 0;
+};
+
 /// One build of the whole model with several dispatches' options linked
 /// together, profiled: each dispatch's time in that model.
 struct ProfiledBuild {
   /// Why there is no profile (the build failed, its results differ, the
   /// spec changed nothing, the profiler failed); empty when there is one.
   std::string failure;
-  /// Microseconds a run, per dispatch id: its calls at their fastest.
-  llvm::StringMap<double> inModelUs;
+  /// Per dispatch id.
+  llvm::StringMap<InModelTime> inModel;
 };
 
 /// Builds the model with exactly `winners` linked (tag names the build's
@@ -118,25 +125,36 @@ using ProfileWinners = llvm::function_ref<Expected<ProfiledBuild>(
     ArrayRef<Winner> winners, StringRef tag)>;
 
 /// How much faster in the model than without a spec a dispatch's option
-/// must run for the profile to choose it: a dispatch's fastest calls under
-/// IREE's profiler move by about 1% between builds of one config (MiniLM's
-/// three batch_mmt4d over six profiles, docs/iree-backend.md).
+/// must run, by its mean and by its fastest calls, for the profile to
+/// choose it.
 inline constexpr double kProfiledDispatchMargin = 0.03;
+
+/// How a profiled build ran apart from its options: the median, over the
+/// dispatches no option of it touched (at least 3, else 1), of their time
+/// in it over their time in `baseline`, by mean and by fastest calls. On
+/// this machine whole profiles drift: in one build of the CRNN every
+/// dispatch's fastest call ran 0.51-0.85x its baseline's and its mean
+/// 0.97-1.29x, the tuned ones and the untouched alike.
+InModelTime profileDrift(const ProfiledBuild &build,
+                         const llvm::StringMap<InModelTime> &baseline,
+                         ArrayRef<Winner> round);
 
 /// chooseInModel by the model's profile instead of its time: each round
 /// builds every undecided dispatch's next option together (tag
-/// "round-<k>") and profiles the model once; a dispatch whose time in it is
-/// below `1 - kProfiledDispatchMargin` of its time in `baselineUs` (the
-/// model without a spec, profiled alike) is chosen, the others go on to
-/// their next option. A round that fails is split: each of its options in
-/// a build of its own ("round-<k>-<dispatch>"). Dispatches without a
-/// baseline time are left to chooseInModel with `measure`. The whole
-/// model's time is too noisy to tell a dispatch's gain from a round of a
-/// few percent (on this machine runs of one build differ by a quarter);
-/// one dispatch's fastest calls are not, and one build tries them all.
+/// "round-<k>") and profiles the model once; a dispatch whose time in it,
+/// over its time in `baseline` (the model without a spec, profiled alike)
+/// and corrected for the build's drift (profileDrift), is below
+/// `1 - kProfiledDispatchMargin` by its mean and by its fastest calls is
+/// chosen, the others go on to their next option. A round that fails is
+/// split: each of its options in a build of its own
+/// ("round-<k>-<dispatch>"). Dispatches without a baseline time are left
+/// to chooseInModel with `measure`. The whole model's time is too noisy to
+/// tell a dispatch's gain of a few percent from a round; one dispatch's
+/// calls beside the untouched ones are less so, and one build tries them
+/// all.
 Expected<InModelChoice>
 chooseInModelByProfile(ArrayRef<DispatchOptions> dispatches,
-                       const llvm::StringMap<double> &baselineUs,
+                       const llvm::StringMap<InModelTime> &baseline,
                        ProfileWinners profile, MeasureWinners measure);
 
 } // namespace retune

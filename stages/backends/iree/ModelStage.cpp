@@ -404,13 +404,18 @@ StringMap<double> modelTimeShares(ArrayRef<DispatchEntry> dispatches,
   return shares;
 }
 
-StringMap<double> inModelTimes(ArrayRef<DispatchEntry> dispatches,
-                               ArrayRef<DispatchTime> profile, unsigned runs) {
+StringMap<InModelTime> inModelTimes(ArrayRef<DispatchEntry> dispatches,
+                                    ArrayRef<DispatchTime> profile,
+                                    unsigned runs) {
   StringMap<std::string> ids = idsByName(dispatches);
-  StringMap<double> us;
+  StringMap<InModelTime> us;
+  double perRun = 1.0 / std::max(runs, 1u);
   for (const DispatchTime &t : profile)
-    if (auto id = ids.find(t.function); id != ids.end())
-      us[id->second] += t.calls * t.minUs / std::max(runs, 1u);
+    if (auto id = ids.find(t.function); id != ids.end()) {
+      InModelTime &sum = us[id->second];
+      sum.meanUs += t.calls * t.averageUs * perRun;
+      sum.fastestUs += t.calls * t.minUs * perRun;
+    }
   return us;
 }
 

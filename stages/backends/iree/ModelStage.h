@@ -94,11 +94,12 @@ std::vector<Winner> smallWinnersTogether(llvm::json::Array &unpromising,
                                          double margin);
 
 /// Each dump dispatch's time in a model profiled over `runs` runs,
-/// microseconds a run, by dispatch id: its functions' calls at their
-/// fastest (DispatchTime::minUs), what chooseInModelByProfile compares.
-llvm::StringMap<double> inModelTimes(llvm::ArrayRef<DispatchEntry> dispatches,
-                                     llvm::ArrayRef<DispatchTime> profile,
-                                     unsigned runs);
+/// microseconds a run, by dispatch id: its functions' calls at their mean
+/// and at their fastest (DispatchTime::minUs), what chooseInModelByProfile
+/// compares.
+llvm::StringMap<InModelTime>
+inModelTimes(llvm::ArrayRef<DispatchEntry> dispatches,
+             llvm::ArrayRef<DispatchTime> profile, unsigned runs);
 
 /// The dispatches of `savedUs` (chooseInModelByProfile's) whose saving is
 /// below `margin / kInModelSlack` of the model's time a run in `baseline`

@@ -196,7 +196,7 @@ TEST(IreeModelShares, TheProfileWhereItSawTheDispatchElseTheFlops) {
   EXPECT_DOUBLE_EQ(modelTimeShares(dispatches, {})["mm"], 0.9);
 }
 
-TEST(IreeModelProfiledChoice, ADispatchsTimeIsItsCallsAtTheirFastestPerRun) {
+TEST(IreeModelProfiledChoice, ADispatchsTimeIsItsCallsAtTheirMeanAndFastestPerRun) {
   // Two functions of one dispatch (the dump dedupes identical bodies).
   std::vector<DispatchEntry> dispatches = {dumped("mm", "f$dispatch_0", 0.9),
                                            dumped("sm", "f$dispatch_1", 0.1)};
@@ -205,10 +205,12 @@ TEST(IreeModelProfiledChoice, ADispatchsTimeIsItsCallsAtTheirFastestPerRun) {
                                        {"f$dispatch_4", 10, 80, 60},
                                        {"f$dispatch_1", 30, 9, 8},
                                        {"f$dispatch_9", 10, 50, 40}};
-  llvm::StringMap<double> us = inModelTimes(dispatches, profile, 10);
+  llvm::StringMap<InModelTime> us = inModelTimes(dispatches, profile, 10);
   EXPECT_EQ(us.size(), 2u);
-  EXPECT_DOUBLE_EQ(us["mm"], 2 * 100 + 1 * 60);
-  EXPECT_DOUBLE_EQ(us["sm"], 3 * 8);
+  EXPECT_DOUBLE_EQ(us["mm"].meanUs, 2 * 150 + 1 * 80);
+  EXPECT_DOUBLE_EQ(us["mm"].fastestUs, 2 * 100 + 1 * 60);
+  EXPECT_DOUBLE_EQ(us["sm"].meanUs, 3 * 9);
+  EXPECT_DOUBLE_EQ(us["sm"].fastestUs, 3 * 8);
 }
 
 TEST(IreeModelProfiledChoice, SavingsTooSmallToShowInTheModelRideAlong) {
