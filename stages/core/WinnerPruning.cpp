@@ -176,19 +176,25 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
     choice.trials.push_back(std::move(entry));
     return false;
   }
-  InModelTime drift = profileDrift(build, baseline, round);
+  std::optional<InModelTime> untouched = profileDrift(build, baseline, round);
+  InModelTime drift = untouched.value_or(InModelTime{1, 1});
   const InModelTime &t = tuned->second;
   double mean = t.meanUs / p.baseline.meanUs / drift.meanUs;
   double fastest = p.baseline.fastestUs > 0
                        ? t.fastestUs / p.baseline.fastestUs / drift.fastestUs
                        : mean;
+  std::string against =
+      untouched ? formatv("over the {0:f3}x and {1:f3}x the untouched "
+                          "dispatches ran in that build",
+                          drift.meanUs, drift.fastestUs)
+                      .str()
+                : std::string("too few untouched dispatches to correct for "
+                              "how that build ran");
   p.last = formatv("{0:f3}x its time in the model without a spec, {1:f3}x at "
                    "its fastest calls ({2:f1} -> {3:f1} us a run under IREE's "
-                   "profiler, over the {4:f3}x and {5:f3}x the untouched "
-                   "dispatches ran in that build; built with {6} other "
-                   "option(s))",
-                   mean, fastest, p.baseline.meanUs, t.meanUs, drift.meanUs,
-                   drift.fastestUs, round.size() - 1)
+                   "profiler, {4}; built with {5} other option(s))",
+                   mean, fastest, p.baseline.meanUs, t.meanUs, against,
+                   round.size() - 1)
                .str();
   double bar = 1 - kProfiledDispatchMargin;
   bool chosen = mean < bar && fastest < bar;
@@ -207,9 +213,9 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
 
 } // namespace
 
-InModelTime profileDrift(const ProfiledBuild &build,
-                         const StringMap<InModelTime> &baseline,
-                         ArrayRef<Winner> round) {
+std::optional<InModelTime> profileDrift(const ProfiledBuild &build,
+                                        const StringMap<InModelTime> &baseline,
+                                        ArrayRef<Winner> round) {
   std::vector<double> means, fastest;
   for (const auto &[id, t] : build.inModel) {
     auto base = baseline.find(id);
@@ -222,8 +228,8 @@ InModelTime profileDrift(const ProfiledBuild &build,
   }
   constexpr size_t kFewestUntouched = 3;
   if (means.size() < kFewestUntouched)
-    return {1, 1};
-  return {median(std::move(means)), median(std::move(fastest))};
+    return std::nullopt;
+  return InModelTime{median(std::move(means)), median(std::move(fastest))};
 }
 
 Expected<InModelChoice>

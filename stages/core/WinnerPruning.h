@@ -16,6 +16,7 @@
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -130,14 +131,14 @@ using ProfileWinners = llvm::function_ref<Expected<ProfiledBuild>(
 inline constexpr double kProfiledDispatchMargin = 0.03;
 
 /// How a profiled build ran apart from its options: the median, over the
-/// dispatches no option of it touched (at least 3, else 1), of their time
+/// dispatches no option of it touched (none with fewer than 3), of their time
 /// in it over their time in `baseline`, by mean and by fastest calls. On
 /// this machine whole profiles drift: in one build of the CRNN every
 /// dispatch's fastest call ran 0.51-0.85x its baseline's and its mean
 /// 0.97-1.29x, the tuned ones and the untouched alike.
-InModelTime profileDrift(const ProfiledBuild &build,
-                         const llvm::StringMap<InModelTime> &baseline,
-                         ArrayRef<Winner> round);
+std::optional<InModelTime> profileDrift(const ProfiledBuild &build,
+                                        const llvm::StringMap<InModelTime> &baseline,
+                                        ArrayRef<Winner> round);
 
 /// chooseInModel by the model's profile instead of its time: each round
 /// builds every undecided dispatch's next option together (tag
