@@ -636,41 +636,36 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };
-  // With a profile of the model, every dispatch's options are tried in
-  // rounds, all dispatches' next option in one build, by their time in the
-  // model; a chosen one whose saving is too small to show in the model's
-  // time rides along untried alone (decideWinners).
-  auto chooseByProfile = [&](std::vector<DispatchOptions> &all,
-                             const BaselineProfile &profiled,
-                             std::vector<std::string> &small)
-      -> Expected<InModelChoice> {
+  // Only options that can save enough of the model's time are tried in it
+  // (keepPromisingOptions). With a profile of the model, in rounds, every
+  // dispatch's next option in one build, by their time in the model;
+  // without one, each alone, timed on the whole model, until one helps.
+  // Chosen ones whose saving is too small to show in the model's time, and
+  // the small dispatches' winners when together they can save enough
+  // (smallWinnersTogether), ride along, never tried alone (decideWinners).
+  auto choose = [&](std::vector<DispatchOptions> &all,
+                    const BaselineProfile &profiled,
+                    std::vector<std::string> &small) -> Expected<InModelChoice> {
+    json::Array unpromising = keepPromisingOptions(
+        all, modelTimeShares(dispatches, profiled.times), options.margin);
+    std::vector<Winner> joined =
+        smallWinnersTogether(unpromising, *linked, options.margin);
     auto profileRound = [&](ArrayRef<Winner> some,
                             StringRef tag) -> Expected<ProfiledBuild> {
       return profileWinners(options, *runner, some, tag, isLinked(some),
                             *baseline, reach ? &*reach : nullptr, dispatches);
     };
-    Expected<InModelChoice> choice = chooseInModelByProfile(
-        all, inModelTimes(dispatches, profiled.times, kProfiledRuns),
-        profileRound, measure);
-    if (choice)
-      small = tooSmallAlone(choice->savedUs, profiled.times, kProfiledRuns,
-                            options.margin);
-    return choice;
-  };
-  // Without one, each option is a whole-model timing: only those that can
-  // save enough of the model's time are tried, each alone until one helps;
-  // the small dispatches' winners join the chosen ones untried.
-  auto chooseByModelTime = [&](std::vector<DispatchOptions> &all,
-                               const BaselineProfile &profiled,
-                               std::vector<std::string> &small)
-      -> Expected<InModelChoice> {
-    json::Array unpromising = keepPromisingOptions(
-        all, modelTimeShares(dispatches, profiled.times), options.margin);
-    Expected<InModelChoice> choice = chooseInModel(all, measure);
+    Expected<InModelChoice> choice =
+        profiled.note.empty()
+            ? chooseInModelByProfile(
+                  all, inModelTimes(dispatches, profiled.times, kProfiledRuns),
+                  profileRound, measure)
+            : chooseInModel(all, measure);
     if (!choice)
       return choice.takeError();
-    std::vector<Winner> joined =
-        smallWinnersTogether(unpromising, *linked, options.margin);
+    if (profiled.note.empty())
+      small = tooSmallAlone(choice->savedUs, profiled.times, kProfiledRuns,
+                            options.margin);
     for (const Winner &w : joined)
       small.push_back(w.dispatch);
     choice->chosen.insert(choice->chosen.end(), joined.begin(), joined.end());
@@ -688,9 +683,7 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     if (!dispatchOptions)
       return dispatchOptions.takeError();
     Expected<InModelChoice> choice =
-        baselineProfile.note.empty()
-            ? chooseByProfile(*dispatchOptions, baselineProfile, riders)
-            : chooseByModelTime(*dispatchOptions, baselineProfile, riders);
+        choose(*dispatchOptions, baselineProfile, riders);
     if (!choice)
       return choice.takeError();
     all = std::move(choice->chosen);
