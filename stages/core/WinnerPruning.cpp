@@ -39,7 +39,8 @@ static json::Object droppedEntry(const Winner &w, const Twine &reason) {
 
 Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
                                        MeasureWinners measure,
-                                       ArrayRef<std::string> untriedAlone) {
+                                       ArrayRef<std::string> untriedAlone,
+                                       ArrayRef<std::string> judgedInModel) {
   WinnerDecision d;
   d.kept.assign(winners.begin(), winners.end());
   d.finalTag = "tuned";
@@ -62,6 +63,13 @@ Expected<WinnerDecision> decideWinners(ArrayRef<Winner> winners,
           w, "together the winners give " + together->description +
                  "; too small to save the margin alone, it is not tried "
                  "alone"));
+      continue;
+    }
+    if (together->ratio > 0 && is_contained(judgedInModel, w.dispatch)) {
+      d.dropped.push_back(droppedEntry(
+          w, "together the winners give " + together->description +
+                 "; its gain was measured in the model's profile beside the "
+                 "others, so it is not timed alone"));
       continue;
     }
     Expected<Trial> alone = measure({w}, "solo-" + w.dispatch);

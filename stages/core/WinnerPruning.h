@@ -67,10 +67,14 @@ struct WinnerDecision {
 /// help alone, if together those still make it faster; else none. The
 /// winners of `untriedAlone` (dispatches too small to show alone in the
 /// model, which joined the others for that) are never measured alone: when
-/// together does not help, they go.
+/// together does not help, they go. So do those of `judgedInModel` (chosen
+/// by their time in the model's profile, in a build with the others) when
+/// together was timed and is not faster: alone each saves less, under the
+/// same noise; when together failed, they are tried alone.
 Expected<WinnerDecision>
 decideWinners(ArrayRef<Winner> winners, MeasureWinners measure,
-              ArrayRef<std::string> untriedAlone = {});
+              ArrayRef<std::string> untriedAlone = {},
+              ArrayRef<std::string> judgedInModel = {});
 
 /// The candidates of one dispatch worth trying in the whole model, fastest
 /// on the dispatch first.

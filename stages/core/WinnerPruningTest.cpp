@@ -84,6 +84,34 @@ TEST(WinnerPruning, SmallWinnersAreNeverTriedAlone) {
         "too small to save the margin alone, it is not tried alone"));
 }
 
+/// Winners chosen by the model's profile beside the others are not timed
+/// alone when together was timed and did not help; when together failed,
+/// they are.
+TEST(WinnerPruning, WinnersJudgedInTheModelAreNotTimedAloneAfterTogether) {
+  FactorModel model{{{"a", 0.99}, {"b", 1.05}, {"c", 0.97}}, {}};
+  Expected<WinnerDecision> d = decideWinners(
+      winners({"a", "b", "c"}), std::ref(model), {}, {"a", "b"});
+  ASSERT_TRUE(static_cast<bool>(d));
+  EXPECT_EQ(keptIds(*d), (std::set<std::string>{"c"}));
+  EXPECT_EQ(model.tags,
+            (std::vector<std::string>{"tuned", "solo-c", "pruned"}));
+  EXPECT_TRUE(d->dropped[0].getAsObject()->getString("reason").value_or("").ends_with(
+      "measured in the model's profile beside the others, so it is not timed "
+      "alone"));
+  FactorModel broken{{{"a", 0.0}, {"b", 0.9}}, {}};
+  auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
+    Expected<Trial> trial = broken(some, tag);
+    if (trial && trial->ratio == 0)
+      return Trial{false, "compile error", 0};
+    return trial;
+  };
+  d = decideWinners(winners({"a", "b"}), measure, {}, {"a", "b"});
+  ASSERT_TRUE(static_cast<bool>(d));
+  EXPECT_EQ(keptIds(*d), (std::set<std::string>{"b"}));
+  EXPECT_EQ(broken.tags, (std::vector<std::string>{"tuned", "solo-a", "solo-b",
+                                                   "pruned"}));
+}
+
 TEST(WinnerPruning, NoneWhenNothingHelps) {
   FactorModel model{{{"a", 1.2}, {"b", 1.3}}, {}};
   Expected<WinnerDecision> d = decideWinners(winners({"a", "b"}), std::ref(model));

@@ -11,8 +11,9 @@
 // it, those that can save enough of the model's time (keepPromisingOptions)
 // alone, each timed on the whole model, until one helps (chooseInModel).
 // Then the chosen ones together, and when that is not faster, each alone
-// but those too small to show alone (tooSmallAlone, smallWinnersTogether),
-// dropping those that do not help (decideWinners, shared with
+// but those too small to show alone (tooSmallAlone, smallWinnersTogether)
+// and those the profile judged beside the others, dropping those that do
+// not help (decideWinners, shared with
 // retune-model); with none left the spec is empty. The decision and the
 // samples go to model/result.json (retune.model/2).
 //
@@ -616,6 +617,8 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // The small dispatches' winners that joined the others untried
   // (smallWinnersTogether): alone none can save what a spec must.
   std::vector<std::string> riders;
+  // The chosen options the model's profile judged (chooseInModelByProfile).
+  std::vector<std::string> judgedInModel;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     if (spent && !attempts.empty())
       return Trial{false, "not measured (" + *spent + ")", 0};
@@ -645,7 +648,9 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // (smallWinnersTogether), ride along, never tried alone (decideWinners).
   auto choose = [&](std::vector<DispatchOptions> &all,
                     const BaselineProfile &profiled,
-                    std::vector<std::string> &small) -> Expected<InModelChoice> {
+                    std::vector<std::string> &small,
+                    std::vector<std::string> &profiledIds)
+      -> Expected<InModelChoice> {
     json::Array unpromising = keepPromisingOptions(
         all, modelTimeShares(dispatches, profiled.times), options.margin);
     std::vector<Winner> joined =
@@ -663,9 +668,12 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
             : chooseInModel(all, measure);
     if (!choice)
       return choice.takeError();
-    if (profiled.note.empty())
+    if (profiled.note.empty()) {
       small = tooSmallAlone(choice->savedUs, profiled.times, kProfiledRuns,
                             options.margin);
+      for (const auto &saved : choice->savedUs)
+        profiledIds.push_back(saved.getKey().str());
+    }
     for (const Winner &w : joined)
       small.push_back(w.dispatch);
     choice->chosen.insert(choice->chosen.end(), joined.begin(), joined.end());
@@ -683,14 +691,15 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     if (!dispatchOptions)
       return dispatchOptions.takeError();
     Expected<InModelChoice> choice =
-        choose(*dispatchOptions, baselineProfile, riders);
+        choose(*dispatchOptions, baselineProfile, riders, judgedInModel);
     if (!choice)
       return choice.takeError();
     all = std::move(choice->chosen);
     inModelTrials = std::move(choice->trials);
     inModelDropped = std::move(choice->dropped);
   }
-  Expected<WinnerDecision> decision = decideWinners(all, measure, riders);
+  Expected<WinnerDecision> decision =
+      decideWinners(all, measure, riders, judgedInModel);
   if (!decision)
     return decision.takeError();
   // Candidates the model dropped one by one are not "no winner".
