@@ -3,6 +3,7 @@
 
 #include "stages/support/FileUtil.h"
 #include "stages/core/Records.h"
+#include "stages/core/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
@@ -158,20 +159,12 @@ struct PendingDispatch {
   std::string last;
 };
 
-double median(std::vector<double> values) {
-  if (values.empty())
-    return 1;
-  llvm::sort(values);
-  size_t n = values.size();
-  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
-/// Judges `option` of `p` by `build` (the model it was profiled in with the
-/// options of `round`): records the trial, and returns whether it is
-/// chosen.
+/// Judges `option` of `p` by `build` (the model it was profiled in with
+/// `others` more options; `untouched`: how the build ran apart from them,
+/// profileDrift): records the trial, and returns whether it is chosen.
 bool judgeProfiled(PendingDispatch &p, const Winner &option,
-                   const ProfiledBuild &build, ArrayRef<Winner> round,
-                   const StringMap<InModelTime> &baseline,
+                   const ProfiledBuild &build, size_t others,
+                   const std::optional<InModelTime> &untouched,
                    InModelChoice &choice) {
   StringRef id = p.options->dispatch;
   json::Object entry{{"dispatch", id.str()}, {"spec", option.spec}};
@@ -184,7 +177,6 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
     choice.trials.push_back(std::move(entry));
     return false;
   }
-  std::optional<InModelTime> untouched = profileDrift(build, baseline, round);
   InModelTime drift = untouched.value_or(InModelTime{1, 1});
   const InModelTime &t = tuned->second;
   double mean = t.meanUs / p.baseline.meanUs / drift.meanUs;
@@ -202,7 +194,7 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
                    "its fastest calls ({2:f1} -> {3:f1} us a run under IREE's "
                    "profiler, {4}; built with {5} other option(s))",
                    mean, fastest, p.baseline.meanUs, t.meanUs, against,
-                   round.size() - 1)
+                   others)
                .str();
   double bar = 1 - kProfiledDispatchMargin;
   bool chosen = mean < bar && fastest < bar;
@@ -237,7 +229,8 @@ std::optional<InModelTime> profileDrift(const ProfiledBuild &build,
   constexpr size_t kFewestUntouched = 3;
   if (means.size() < kFewestUntouched)
     return std::nullopt;
-  return InModelTime{median(std::move(means)), median(std::move(fastest))};
+  return InModelTime{stats::median(std::move(means)),
+                     stats::median(std::move(fastest))};
 }
 
 Expected<InModelChoice>
@@ -264,11 +257,14 @@ chooseInModelByProfile(ArrayRef<DispatchOptions> dispatches,
     Expected<ProfiledBuild> together = profile(round, tag);
     if (!together)
       return together.takeError();
+    std::optional<InModelTime> togetherDrift =
+        profileDrift(*together, baseline, round);
     std::vector<PendingDispatch> undecided;
     for (auto [p, option] : llvm::zip(pending, round)) {
       ProfiledBuild alone;
       const ProfiledBuild *build = &*together;
-      ArrayRef<Winner> builtWith = round;
+      size_t others = round.size() - 1;
+      std::optional<InModelTime> drift = togetherDrift;
       // A round that fails says nothing of each option: each gets a build
       // of its own.
       if (!together->failure.empty() && round.size() > 1) {
@@ -278,9 +274,10 @@ chooseInModelByProfile(ArrayRef<DispatchOptions> dispatches,
           return own.takeError();
         alone = std::move(*own);
         build = &alone;
-        builtWith = ArrayRef<Winner>(option);
+        others = 0;
+        drift = profileDrift(alone, baseline, option);
       }
-      if (judgeProfiled(p, option, *build, builtWith, baseline, choice)) {
+      if (judgeProfiled(p, option, *build, others, drift, choice)) {
         chosen[p.options->dispatch] = option;
         continue;
       }
