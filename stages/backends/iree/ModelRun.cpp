@@ -242,10 +242,10 @@ bool needsMoreSamples(const InterleavedOutcome &timed, double margin) {
 }
 
 InterleavedOutcome ModelRunner::timeDecisively(StringRef referenceTag,
-                                               StringRef tag,
-                                               double margin) const {
+                                               StringRef tag, double margin,
+                                               unsigned maxMore) const {
   InterleavedOutcome timed = timeAgainst(referenceTag, tag);
-  for (unsigned more = 0; more < kMoreTimings && needsMoreSamples(timed, margin);
+  for (unsigned more = 0; more < maxMore && needsMoreSamples(timed, margin);
        ++more) {
     InterleavedOutcome again = timeAgainst(referenceTag, tag);
     if (!bothSidesTimed(again))

@@ -86,6 +86,10 @@ void appendTiming(InterleavedOutcome &timed, const InterleavedOutcome &again);
 /// when every tuned run beats every baseline run.
 constexpr unsigned kMoreTimings = 2;
 
+/// kMoreTimings for a trial the model's profile predicts a gain beyond the
+/// margin for (moreTimingsFor): up to 18 runs a side with three rounds.
+constexpr unsigned kMoreTimingsWhenPredicted = 5;
+
 /// One run of the whole model: its tools, entry and inputs, and the
 /// reference build's results that every other build must reproduce.
 class ModelRunner {
@@ -133,10 +137,11 @@ public:
                                  llvm::StringRef tag) const;
 
   /// timeAgainst, and while its gain is beyond `margin` but not
-  /// established (needsMoreSamples), again, at most kMoreTimings times,
-  /// the runs pooled: what the flag search and the model step decide by.
+  /// established (needsMoreSamples), again, at most `maxMore` times, the
+  /// runs pooled: what the flag search and the model step decide by.
   InterleavedOutcome timeDecisively(llvm::StringRef referenceTag,
-                                    llvm::StringRef tag, double margin) const;
+                                    llvm::StringRef tag, double margin,
+                                    unsigned maxMore = kMoreTimings) const;
 
   /// `<tag>.vmfb` run `runs` times under IREE's profiler, holding the
   /// device's measurement lock: each dispatch function's calls (over all

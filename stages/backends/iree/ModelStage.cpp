@@ -141,17 +141,19 @@ Expected<Attempt> buildWinners(const ModelOptions &options,
   return attempt;
 }
 
-/// buildWinners, then timed against the baseline until decided.
+/// buildWinners, then timed against the baseline until decided, at most
+/// `moreTimings` more times (moreTimingsFor).
 Expected<Attempt> tryWinners(const ModelOptions &options,
                              const ModelRunner &runner, ArrayRef<Winner> some,
                              StringRef tag, bool isAll,
                              const CompileRecord &baseline,
-                             const SpecReach *reach) {
+                             const SpecReach *reach, unsigned moreTimings) {
   Expected<Attempt> attempt =
       buildWinners(options, runner, some, tag, isAll, baseline, reach);
   if (!attempt || attempt->timed.tuned.status != Status::Ok)
     return attempt;
-  attempt->timed = runner.timeDecisively("baseline", tag, options.margin);
+  attempt->timed =
+      runner.timeDecisively("baseline", tag, options.margin, moreTimings);
   return attempt;
 }
 
@@ -420,18 +422,36 @@ StringMap<InModelTime> inModelTimes(ArrayRef<DispatchEntry> dispatches,
   return us;
 }
 
+/// The model's dispatch time a run in `profile` (over `runs` runs).
+static double modelUsPerRun(ArrayRef<DispatchTime> profile, unsigned runs) {
+  double modelUs = 0;
+  for (const DispatchTime &t : profile)
+    modelUs += t.calls * t.averageUs / std::max(runs, 1u);
+  return modelUs;
+}
+
 std::vector<std::string> tooSmallAlone(const StringMap<double> &savedUs,
                                        ArrayRef<DispatchTime> baseline,
                                        unsigned runs, double margin) {
-  double modelUs = 0;
-  for (const DispatchTime &t : baseline)
-    modelUs += t.calls * t.averageUs / std::max(runs, 1u);
+  double modelUs = modelUsPerRun(baseline, runs);
   std::vector<std::string> small;
   for (const auto &[id, saved] : savedUs)
     if (modelUs <= 0 || saved / modelUs < margin / kInModelSlack)
       small.push_back(id.str());
   llvm::sort(small);
   return small;
+}
+
+unsigned moreTimingsFor(ArrayRef<Winner> some, const StringMap<double> &savedUs,
+                        ArrayRef<DispatchTime> baseline, unsigned runs,
+                        double margin) {
+  double modelUs = modelUsPerRun(baseline, runs);
+  double saved = 0;
+  for (const Winner &w : some)
+    if (auto s = savedUs.find(w.dispatch); s != savedUs.end())
+      saved += s->second;
+  return modelUs > 0 && saved >= margin * modelUs ? kMoreTimingsWhenPredicted
+                                                  : kMoreTimings;
 }
 
 json::Array keepPromisingOptions(std::vector<DispatchOptions> &dispatches,
@@ -619,6 +639,9 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   std::vector<std::string> riders;
   // The chosen options the model's profile judged (chooseInModelByProfile).
   std::vector<std::string> judgedInModel;
+  // What each of those saved a run in the model's profile: a trial they
+  // predict a gain for is timed longer (moreTimingsFor).
+  StringMap<double> savedInModel;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     if (spent && !attempts.empty())
       return Trial{false, "not measured (" + *spent + ")", 0};
@@ -629,13 +652,22 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
         attempts[tag.str()] = std::move(*none);
         return Trial{false, "the model as compiled (nothing to link)", 1};
       }
+    unsigned moreTimings =
+        moreTimingsFor(some, savedInModel, baselineProfile.times,
+                       kProfiledRuns, options.margin);
     Expected<Attempt> attempt =
         tryWinners(options, *runner, some, tag, isLinked(some), *baseline,
-                   reach ? &*reach : nullptr);
+                   reach ? &*reach : nullptr, moreTimings);
     if (!attempt)
       return attempt.takeError();
     Trial trial = modelTrial(attempt->timed, options.margin);
     trial.description += describeDelivery(*attempt);
+    if (moreTimings > kMoreTimings)
+      trial.description += "; the model's profile predicted a gain beyond "
+                           "the margin, so it was timed until decided or " +
+                           std::to_string((moreTimings + 1) *
+                                          options.run.rounds) +
+                           " runs a side";
     attempts[tag.str()] = std::move(*attempt);
     return trial;
   };
@@ -673,6 +705,7 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
                             options.margin);
       for (const auto &saved : choice->savedUs)
         profiledIds.push_back(saved.getKey().str());
+      savedInModel = choice->savedUs;
     }
     for (const Winner &w : joined)
       small.push_back(w.dispatch);

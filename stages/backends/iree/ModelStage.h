@@ -109,6 +109,18 @@ std::vector<std::string> tooSmallAlone(const llvm::StringMap<double> &savedUs,
                                        llvm::ArrayRef<DispatchTime> baseline,
                                        unsigned runs, double margin);
 
+/// How many more timings an undecided whole-model trial of `some` may take
+/// (ModelRunner::timeDecisively): kMoreTimingsWhenPredicted when the
+/// model's profile predicts that together they save at least `margin` of
+/// its time a run in `baseline` (the sum of their `savedUs`,
+/// chooseInModelByProfile's), else kMoreTimings. A gain the dispatches'
+/// own times in the model showed is worth timing longer than a guess: on
+/// a noisy host nine runs a side cannot establish a 5-10% gain.
+unsigned moreTimingsFor(llvm::ArrayRef<Winner> some,
+                        const llvm::StringMap<double> &savedUs,
+                        llvm::ArrayRef<DispatchTime> baseline, unsigned runs,
+                        double margin);
+
 /// Compiles the whole model without and with specs, benchmarks both
 /// alternately on one device, decides which winners the model keeps
 /// (chooseInModelByProfile or chooseInModel, decideWinners) and writes the

@@ -226,6 +226,26 @@ TEST(IreeModelProfiledChoice, SavingsTooSmallToShowInTheModelRideAlong) {
             (std::vector<std::string>{"small", "tiny"}));
 }
 
+TEST(IreeModelProfiledChoice, TrialsTheProfilePredictsAGainForAreTimedLonger) {
+  // The model takes 1000 us a run on average; margin 2%: the options the
+  // profile chose must save 20 us a run together to be timed longer.
+  std::vector<DispatchTime> baseline = {{"f$dispatch_0", 10, 800, 700},
+                                        {"f$dispatch_1", 20, 100, 90}};
+  llvm::StringMap<double> saved;
+  saved["a"] = 12;
+  saved["b"] = 9;
+  Winner a{"a", "a.spec.mlir", 0.8}, b{"b", "b.spec.mlir", 0.9},
+      rider{"rider", "r.spec.mlir", 0.5};
+  EXPECT_EQ(moreTimingsFor({a, b}, saved, baseline, 10, 0.02),
+            kMoreTimingsWhenPredicted);
+  EXPECT_EQ(moreTimingsFor({a, rider}, saved, baseline, 10, 0.02),
+            kMoreTimings);
+  EXPECT_EQ(moreTimingsFor({a, b}, saved, baseline, 10, 0.05), kMoreTimings);
+  // Without a profile nothing is predicted.
+  EXPECT_EQ(moreTimingsFor({a, b}, saved, {}, 10, 0.02), kMoreTimings);
+  EXPECT_EQ(moreTimingsFor({a, b}, {}, baseline, 10, 0.02), kMoreTimings);
+}
+
 TEST(IreeModelOptions, OnlyOptionsThatCanSaveEnoughOfTheModelAreTried) {
   // Margin 2%: an option is tried when share * (1 - ratio) >= 1%.
   std::vector<DispatchOptions> dispatches = {
