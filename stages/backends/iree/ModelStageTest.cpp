@@ -213,11 +213,14 @@ TEST(IreeModelProfiledChoice, ADispatchsTimeIsItsCallsAtTheirMeanAndFastestPerRu
   EXPECT_DOUBLE_EQ(us["sm"].fastestUs, 3 * 8);
 }
 
+/// A model profiled over 10 runs that takes 1000 us a run on average.
+std::vector<DispatchTime> modelOf1000UsARun() {
+  return {{"f$dispatch_0", 10, 800, 700}, {"f$dispatch_1", 20, 100, 90}};
+}
+
 TEST(IreeModelProfiledChoice, SavingsTooSmallToShowInTheModelRideAlong) {
-  // The model takes 1000 us a run on average; margin 2%: a saving below
-  // 1% (10 us) is too small to try alone.
-  std::vector<DispatchTime> baseline = {{"f$dispatch_0", 10, 800, 700},
-                                        {"f$dispatch_1", 20, 100, 90}};
+  // Margin 2%: a saving below 1% (10 us) is too small to try alone.
+  std::vector<DispatchTime> baseline = modelOf1000UsARun();
   llvm::StringMap<double> saved;
   saved["big"] = 30;
   saved["small"] = 9.5;
@@ -227,10 +230,9 @@ TEST(IreeModelProfiledChoice, SavingsTooSmallToShowInTheModelRideAlong) {
 }
 
 TEST(IreeModelProfiledChoice, TrialsTheProfilePredictsAGainForAreTimedLonger) {
-  // The model takes 1000 us a run on average; margin 2%: the options the
-  // profile chose must save 20 us a run together to be timed longer.
-  std::vector<DispatchTime> baseline = {{"f$dispatch_0", 10, 800, 700},
-                                        {"f$dispatch_1", 20, 100, 90}};
+  // Margin 2%: the options the profile chose must save 20 us a run
+  // together to be timed longer.
+  std::vector<DispatchTime> baseline = modelOf1000UsARun();
   llvm::StringMap<double> saved;
   saved["a"] = 12;
   saved["b"] = 9;
