@@ -3,9 +3,10 @@
 // The model-level search (ModelFlags.h): compiles the whole model with the
 // default flags and with each set of flags/sets.json added (two compiles at
 // a time, all before the first timing), checks each
-// build's results against the default's (OutputCheck), times it interleaved
-// with the default on one device (again, while undecided, only the sets that
-// could still be chosen), and writes flags/chosen.json and
+// build's results against the default's (OutputCheck), times those that pass
+// in turn with the default on one device, all in the same rounds (again,
+// while undecided, only the sets that could still be chosen), and writes
+// flags/chosen.json and
 // compile_flags.txt. A set that fails to compile or computes other results
 // is a recorded outcome, never an error.
 //
@@ -50,14 +51,14 @@ void recordTiming(FlagSetOutcome &outcome, const InterleavedOutcome &timed) {
   outcome.ratioUpper = estimateInterleaved(timed).upper;
 }
 
-/// Measures one flag set against the default build (tag "default"), one
-/// timing (settleUndecided may add more). `built` names the builds so far
-/// by their module's hash: a set whose module is byte-identical to one of
-/// them runs as that one does, and is not timed again (flags that change
-/// nothing in this model).
-FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
-                          StringRef tag, StringMap<std::string> &built,
-                          InterleavedOutcome &timed) {
+/// Builds one flag set and checks its results against the default
+/// build's (tag "default"), not timed yet: a set that stays Ok is timed
+/// with the others (timeSets). `built` names the builds so far by their
+/// module's hash: a set whose module is byte-identical to one of them runs
+/// as that one does, and is not timed (flags that change nothing in this
+/// model).
+FlagSetOutcome buildSet(const ModelRunner &runner, const FlagSet &flags,
+                        StringRef tag, StringMap<std::string> &built) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
   CompileRecord compiled = runner.compile(tag, "", flags);
@@ -81,34 +82,43 @@ FlagSetOutcome measureSet(const ModelRunner &runner, const FlagSet &flags,
     }
   }
   OutputCheck check = runner.check(tag);
-  if (check.status != Status::Ok) {
-    outcome.status = check.status;
-    outcome.message = check.message;
-    return outcome;
-  }
-  timed = runner.timeAgainst("default", tag);
-  recordTiming(outcome, timed);
+  outcome.status = check.status;
+  outcome.message = check.message;
   return outcome;
 }
 
-/// Times again, kMoreTimings times at most, the sets whose gain is beyond
-/// `margin` but not established, while they could still be chosen
-/// (undecidedContenders): a set slower than one already established is
-/// never chosen, so its runs are not worth their minutes (on the ViT, two
-/// such sets took 140 s).
+/// Times the sets `which` together with the default build, one default run
+/// a round for all (ModelRunner::timeAllAgainst), adding the runs to each
+/// set's `timings` and recording its ratio.
+void timeSets(const ModelRunner &runner, ArrayRef<size_t> which,
+              FlagChoice &choice, std::vector<InterleavedOutcome> &timings) {
+  std::vector<std::string> tags;
+  for (size_t k : which)
+    tags.push_back(setTag(k));
+  std::vector<InterleavedOutcome> timed = runner.timeAllAgainst("default", tags);
+  for (auto [k, again] : zip(which, timed)) {
+    if (timings[k].baseline.samplesUs.empty())
+      timings[k] = std::move(again);
+    else if (bothSidesTimed(again))
+      appendTiming(timings[k], again);
+    recordTiming(choice.sets[k], timings[k]);
+  }
+}
+
+/// Times again, together, kMoreTimings times at most, the sets whose gain
+/// is beyond `margin` but not established, while they could still be
+/// chosen (undecidedContenders): a set slower than one already established
+/// is never chosen, so its runs are not worth their minutes (on the ViT,
+/// two such sets took 140 s).
 void settleUndecided(const ModelRunner &runner, FlagChoice &choice,
                      std::vector<InterleavedOutcome> &timings, double margin,
                      StringRef outputPath) {
-  for (unsigned more = 0; more < kMoreTimings; ++more)
-    for (size_t k : undecidedContenders(choice.sets, margin)) {
-      if (budgetSpent(outputPath))
-        return;
-      InterleavedOutcome again = runner.timeAgainst("default", setTag(k));
-      if (!bothSidesTimed(again))
-        continue;
-      appendTiming(timings[k], again);
-      recordTiming(choice.sets[k], timings[k]);
-    }
+  for (unsigned more = 0; more < kMoreTimings; ++more) {
+    std::vector<size_t> contenders = undecidedContenders(choice.sets, margin);
+    if (contenders.empty() || budgetSpent(outputPath))
+      return;
+    timeSets(runner, contenders, choice, timings);
+  }
 }
 
 /// Whole-model compiles at once in the search: two halves the wall time of
@@ -174,9 +184,21 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(
-        measureSet(*runner, set, setTag(k), built, timings[k]));
+    choice.sets.push_back(buildSet(*runner, set, setTag(k), built));
   }
+  // Every set that built and computes the default's results, timed in the
+  // same rounds as the others.
+  std::vector<size_t> checked;
+  for (auto [k, o] : enumerate(choice.sets))
+    if (o.status == Status::Ok)
+      checked.push_back(k);
+  if (std::optional<std::string> spent = budgetSpent(options.outputPath))
+    for (size_t k : checked) {
+      choice.sets[k].status = Status::Skipped;
+      choice.sets[k].message = *spent;
+    }
+  else if (!checked.empty())
+    timeSets(*runner, checked, choice, timings);
   settleUndecided(*runner, choice, timings, options.margin,
                   options.outputPath);
   for (const FlagSetOutcome &o : choice.sets)

@@ -30,7 +30,8 @@ struct FlagsOptions {
 
 /// Compiles the whole model with the default flags and with each set of
 /// `setsPath` added, checks each build's results against the default's,
-/// times it interleaved with the default and writes the choice
+/// times those that pass in turn with the default, all in the same rounds
+/// (ModelRunner::timeAllAgainst), and writes the choice
 /// (ModelFlags.h). A set that fails to compile or computes other results is
 /// a recorded outcome, never an error. IREE's tools start through
 /// `processes`.

@@ -463,11 +463,10 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
 
 namespace retune::iree {
 
-InterleavedOutcome benchInterleaved(const IreeTools &tools,
-                                    const BenchRequest &baseline,
-                                    const BenchRequest &tuned,
-                                    unsigned rounds) {
-  InterleavedOutcome result;
+std::vector<BenchOutcome> benchRoundRobin(const IreeTools &tools,
+                                          ArrayRef<BenchRequest> requests,
+                                          unsigned rounds) {
+  std::vector<BenchOutcome> results(requests.size());
   auto suffixed = [](BenchRequest request, unsigned round) {
     std::string suffix = "." + std::to_string(round);
     request.logPath += suffix;
@@ -486,25 +485,40 @@ InterleavedOutcome benchInterleaved(const IreeTools &tools,
     if (run.status != Status::Ok) {
       into.status = run.status;
       into.message = run.message;
-      return false;
     }
-    return true;
   };
-  // Odd rounds run the tuned module first: a disturbance that fades over
-  // the rounds (seen at 2 threads on this machine right after a compile:
-  // a baseline's first five samples 12.3-15.1 ms, its last 9.6-11.8 ms)
-  // then slows both sides, not always the baseline.
-  auto runSide = [&](bool isTuned, unsigned round) {
-    return append(isTuned ? result.tuned : result.baseline,
-                  runBenchmark(tools,
-                               suffixed(isTuned ? tuned : baseline, round)));
+  // Every build against the first: without it, or with nothing else left
+  // to compare with it, the rounds stop.
+  auto comparable = [&] {
+    return results[0].status == Status::Ok &&
+           llvm::any_of(llvm::drop_begin(results), [](const BenchOutcome &o) {
+             return o.status == Status::Ok;
+           });
   };
-  for (unsigned round = 0; round < rounds; ++round) {
-    bool tunedFirst = round % 2 == 1;
-    if (!runSide(tunedFirst, round) || !runSide(!tunedFirst, round))
-      break;
-  }
-  return result;
+  size_t n = requests.size();
+  // Round r starts with build r mod n: a disturbance that fades over the
+  // rounds (seen at 2 threads on this machine right after a compile: a
+  // baseline's first five samples 12.3-15.1 ms, its last 9.6-11.8 ms)
+  // then slows every build in turn, not always the first.
+  for (unsigned round = 0; round < rounds && n > 1 && comparable(); ++round)
+    for (size_t i = 0; i < n; ++i) {
+      size_t k = (round + i) % n;
+      if (results[k].status != Status::Ok)
+        continue;
+      append(results[k], runBenchmark(tools, suffixed(requests[k], round)));
+      if (!comparable())
+        break;
+    }
+  return results;
+}
+
+InterleavedOutcome benchInterleaved(const IreeTools &tools,
+                                    const BenchRequest &baseline,
+                                    const BenchRequest &tuned,
+                                    unsigned rounds) {
+  std::vector<BenchOutcome> both =
+      benchRoundRobin(tools, {baseline, tuned}, rounds);
+  return {std::move(both[0]), std::move(both[1])};
 }
 
 } // namespace retune::iree

@@ -204,11 +204,20 @@ BenchRecord makeBenchRecord(const BenchOutcome &candidate,
                             llvm::ArrayRef<double> baselineBefore,
                             llvm::ArrayRef<double> baselineAfter);
 
-/// The whole model, baseline and tuned builds benchmarked alternately for
-/// `rounds` rounds on the same device (each run uses the request's
-/// repetitions; the baseline first in even rounds, the tuned build in odd
-/// ones); samples are concatenated per side. Logs and JSON files get a
-/// `.<round>` suffix. Stops at the first failing run, whose status is kept.
+/// Builds of the whole model benchmarked in turn for `rounds` rounds on
+/// the same device, each run with its request's repetitions; round r starts
+/// with request r mod n, so each build is in turn first. Samples are
+/// concatenated per request, one run median per run; logs and JSON files
+/// get a `.<round>` suffix. A failing run's status is kept and its build
+/// runs no more; the rounds stop when the first request (the reference
+/// the others are compared with) fails or no other is left.
+std::vector<BenchOutcome> benchRoundRobin(const IreeTools &tools,
+                                          llvm::ArrayRef<BenchRequest> requests,
+                                          unsigned rounds);
+
+/// A baseline and a tuned build benchmarked alternately (benchRoundRobin of
+/// the two: the baseline first in even rounds, the tuned build in odd
+/// ones); stops at the first failing run.
 struct InterleavedOutcome {
   BenchOutcome baseline, tuned;
 };

@@ -396,10 +396,32 @@ TEST_F(IreeFakes, ModelInterleaved) {
   ASSERT_EQ(tuned.status, Status::Ok) << tuned.message;
   BenchRequest b{base.artifact, "hip://0", 2, "main", {"--input=1x4xf32=0"},
                  path("b.json"), path("b.log"), 30};
-  BenchRequest t = b;
-  t.vmfbPath = tuned.artifact;
-  t.jsonPath = path("t.json");
-  t.logPath = path("t.log");
+  auto requestFor = [&](const std::string &vmfb, llvm::StringRef name) {
+    BenchRequest r = b;
+    r.vmfbPath = vmfb;
+    r.jsonPath = path(name.str() + ".json");
+    r.logPath = path(name.str() + ".log");
+    return r;
+  };
+  BenchRequest t = requestFor(tuned.artifact, "t");
+  // Three builds in turn, one of which cannot run: the others keep their
+  // rounds against the first; without the first nothing is compared.
+  BenchRequest missing = requestFor(path("missing.vmfb"), "m");
+  std::vector<BenchOutcome> three =
+      benchRoundRobin(tools, {b, missing, t}, 3);
+  ASSERT_EQ(three.size(), 3u);
+  EXPECT_EQ(three[0].runMediansUs.size(), 3u);
+  EXPECT_NE(three[1].status, Status::Ok);
+  EXPECT_EQ(three[1].runMediansUs.size(), 0u);
+  EXPECT_EQ(three[2].status, Status::Ok) << three[2].message;
+  EXPECT_EQ(three[2].runMediansUs.size(), 3u);
+  for (unsigned round = 0; round < 3; ++round)
+    EXPECT_TRUE(llvm::sys::fs::exists(path("t.log." + std::to_string(round))));
+  std::vector<BenchOutcome> noReference =
+      benchRoundRobin(tools, {missing, b, t}, 3);
+  EXPECT_NE(noReference[0].status, Status::Ok);
+  EXPECT_TRUE(noReference[1].runMediansUs.empty());
+  EXPECT_TRUE(noReference[2].runMediansUs.empty());
   InterleavedOutcome outcome = benchInterleaved(tools, b, t, 3);
   ASSERT_EQ(outcome.baseline.status, Status::Ok) << outcome.baseline.message;
   ASSERT_EQ(outcome.tuned.status, Status::Ok) << outcome.tuned.message;

@@ -281,6 +281,32 @@ InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
                           runOptions.rounds);
 }
 
+std::vector<InterleavedOutcome>
+ModelRunner::timeAllAgainst(StringRef referenceTag,
+                            ArrayRef<std::string> tags) const {
+  std::vector<InterleavedOutcome> timed(tags.size());
+  Expected<DeviceLock> lock =
+      DeviceLock::acquire(deviceLockName(runOptions.device));
+  if (!lock) {
+    std::string why = toString(lock.takeError());
+    for (InterleavedOutcome &t : timed) {
+      t.baseline.status = Status::BenchError;
+      t.baseline.message = why;
+    }
+    return timed;
+  }
+  std::vector<BenchRequest> requests = {benchRequest(referenceTag)};
+  for (const std::string &tag : tags)
+    requests.push_back(benchRequest(tag));
+  std::vector<BenchOutcome> runs =
+      benchRoundRobin(tools, requests, runOptions.rounds);
+  for (auto [k, t] : enumerate(timed)) {
+    t.baseline = runs[0];
+    t.tuned = std::move(runs[k + 1]);
+  }
+  return timed;
+}
+
 Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
                                                          unsigned runs) const {
   if (tools.profile.empty())

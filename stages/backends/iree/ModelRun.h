@@ -136,6 +136,16 @@ public:
   InterleavedOutcome timeAgainst(llvm::StringRef referenceTag,
                                  llvm::StringRef tag) const;
 
+  /// `<referenceTag>.vmfb` and every `<tag>.vmfb` of `tags` timed in turn
+  /// (benchRoundRobin), holding the device's measurement lock: per tag, its
+  /// runs against the reference's runs of the same rounds. One reference
+  /// run a round serves every tag (the flag search: five builds a round for
+  /// four sets, not eight), and every build is timed in the same rounds, so
+  /// drift between timings does not favour one over another.
+  std::vector<InterleavedOutcome>
+  timeAllAgainst(llvm::StringRef referenceTag,
+                 llvm::ArrayRef<std::string> tags) const;
+
   /// timeAgainst, and while its gain is beyond `margin` but not
   /// established (needsMoreSamples), again, at most `maxMore` times, the
   /// runs pooled: what the flag search and the model step decide by.
