@@ -207,6 +207,10 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       break;
     }
   chooseFlagSet(choice, options.margin);
+  std::vector<std::vector<double>> runMedians;
+  for (const InterleavedOutcome &timed : timings)
+    runMedians.push_back(timed.tuned.runMediansUs);
+  noteTiedSet(choice, runMedians);
   std::vector<std::string> all = options.run.iree.compileFlags;
   all.insert(all.end(), choice.chosen.begin(), choice.chosen.end());
   if (Error err = writeHashedFile(options.flagsFile, join(all, "\n") + "\n"))

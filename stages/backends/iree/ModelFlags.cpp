@@ -1,6 +1,7 @@
 //===- ModelFlags.cpp - The model-level search over compile flags ---------===//
 #include "stages/backends/iree/ModelFlags.h"
 
+#include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/StringExtras.h"
@@ -118,6 +119,7 @@ json::Value toJson(const FlagChoice &choice) {
                       {"default_compile_passes", toJson(choice.defaultCompilePasses)},
                       {"sets", std::move(sets)},
                       {"chosen", toArray(choice.chosen)},
+                      {"tied_with", toArray(choice.tiedWith)},
                       {"reason", choice.reason}};
 }
 
@@ -130,6 +132,12 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
   if (!chosen)
     return chosen.takeError();
   choice.chosen = std::move(*chosen);
+  if (object->get("tied_with")) {
+    Expected<FlagSet> tied = flagsFrom(object->get("tied_with"), "'tied_with'");
+    if (!tied)
+      return tied.takeError();
+    choice.tiedWith = std::move(*tied);
+  }
   choice.defaultMedianSeconds =
       object->getNumber("default_median_s").value_or(0);
   choice.defaultCompileSeconds =
@@ -251,6 +259,45 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
                          "another build has); the default flags stay")
            : std::string("every flag set failed; the default flags stay");
   choice.reason += skippedSets(choice);
+}
+
+void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs) {
+  choice.tiedWith.clear();
+  const FlagSetOutcome *chosen = nullptr;
+  size_t chosenIndex = 0;
+  for (auto [k, o] : enumerate(choice.sets))
+    if (!choice.chosen.empty() && o.status == Status::Ok &&
+        o.flags == choice.chosen) {
+      chosen = &o;
+      chosenIndex = k;
+    }
+  if (!chosen || chosenIndex >= runMediansUs.size())
+    return;
+  const FlagSetOutcome *tied = nullptr;
+  stats::RatioEstimate against;
+  for (auto [k, o] : enumerate(choice.sets)) {
+    if (k == chosenIndex || k >= runMediansUs.size() ||
+        o.status != Status::Ok || runMediansUs[k].empty() ||
+        (tied && o.ratio >= tied->ratio))
+      continue;
+    stats::RatioEstimate estimate =
+        stats::estimateRatio(runMediansUs[chosenIndex], runMediansUs[k]);
+    if (estimate.upper < 1)
+      continue;
+    tied = &o;
+    against = estimate;
+  }
+  if (!tied)
+    return;
+  choice.tiedWith = tied->flags;
+  choice.reason +=
+      formatv("; it is not established faster than {0} ({1:f3}x of its time, "
+              "below {2:f3}x with 97.5% confidence): the two tie before "
+              "tuning, and only the chosen set's dispatches are tuned (to tune "
+              "the other, give its flags in [iree] compile_flags with "
+              "flag_sets = [] in a build directory of its own)",
+              join(tied->flags, " "), against.ratio, against.upper)
+          .str();
 }
 
 } // namespace retune::iree

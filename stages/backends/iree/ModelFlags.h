@@ -73,6 +73,9 @@ struct FlagChoice {
   std::vector<FlagSetOutcome> sets;
   /// The chosen set (empty: the default flags won).
   FlagSet chosen;
+  /// The fastest other set the chosen one was not established faster than
+  /// (noteTiedSet; empty: none).
+  FlagSet tiedWith;
   std::string reason;
 };
 
@@ -83,6 +86,17 @@ Expected<FlagChoice> flagChoiceFromJson(const llvm::json::Value &value);
 /// time and computes the same results; none otherwise. Fills `chosen` and
 /// `reason`.
 void chooseFlagSet(FlagChoice &choice, double margin);
+
+/// After chooseFlagSet, with every set's run medians (`runMediansUs`, in
+/// the order of `choice.sets`, all timed in the same rounds): the fastest
+/// other timed set whose runs the chosen set's are not established faster
+/// than (the ratio's 95% confidence bound not below 1) becomes `tiedWith`,
+/// and the reason says so. Before tuning the two tie, yet only the chosen
+/// set's dispatches are tuned; which set ends faster with its spec can
+/// differ (measured on a ViT at 2 threads: docs/iree-backend.md), so the
+/// reason names the other set for a build of its own.
+void noteTiedSet(FlagChoice &choice,
+                 llvm::ArrayRef<std::vector<double>> runMediansUs);
 
 /// The sets whose gain is beyond `margin` but not established beyond noise
 /// and that could still be chosen: faster than the fastest set whose gain

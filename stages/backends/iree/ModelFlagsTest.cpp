@@ -58,6 +58,43 @@ TEST(ModelFlags, OnlyUndecidedSetsThatCouldStillBeChosenAreTimedAgain) {
   EXPECT_EQ(undecidedContenders(sets, 0.02), (std::vector<size_t>{0, 1, 2, 3}));
 }
 
+TEST(ModelFlags, ASetTheChosenOneIsNotEstablishedFasterThanIsNamedAsATie) {
+  // Run medians of one timing in the same rounds (microseconds): --b is
+  // chosen; --c's runs overlap --b's (a tie), --d's are all slower, --e
+  // failed.
+  FlagChoice choice;
+  choice.sets = {measured({"--b"}, 0.80), measured({"--c"}, 0.83),
+                 measured({"--d"}, 0.90),
+                 measured({"--e"}, 0.5, Status::CompileError)};
+  chooseFlagSet(choice, 0.02);
+  ASSERT_EQ(choice.chosen, FlagSet{"--b"});
+  std::vector<std::vector<double>> runs = {{800, 820, 790, 810},
+                                           {830, 805, 815, 840},
+                                           {900, 910, 905, 895},
+                                           {}};
+  noteTiedSet(choice, runs);
+  EXPECT_EQ(choice.tiedWith, FlagSet{"--c"});
+  EXPECT_NE(choice.reason.find("not established faster than --c"),
+            std::string::npos)
+      << choice.reason;
+  Expected<FlagChoice> back = flagChoiceFromJson(toJson(choice));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->tiedWith, FlagSet{"--c"});
+  // Every run of --c slower than every run of --b: no tie.
+  FlagChoice clear = choice;
+  clear.reason.clear();
+  runs[1] = {850, 860, 870, 880};
+  noteTiedSet(clear, runs);
+  EXPECT_TRUE(clear.tiedWith.empty());
+  EXPECT_EQ(clear.reason.find("tie"), std::string::npos) << clear.reason;
+  // The default flags chosen: nothing to tie with.
+  FlagChoice none;
+  none.sets = {measured({"--b"}, 0.99)};
+  chooseFlagSet(none, 0.02);
+  noteTiedSet(none, {{800, 810, 790}});
+  EXPECT_TRUE(none.tiedWith.empty());
+}
+
 TEST(ModelFlags, ChoosesTheFastestCorrectSetBeyondTheMargin) {
   FlagChoice choice;
   choice.sets = {measured({"--a"}, 0.7, Status::WrongResult),
