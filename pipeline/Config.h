@@ -33,6 +33,9 @@ struct IreeConfig {
   /// Flag sets the model-level search tries beside the default flags; unset:
   /// data tiling with and without microkernels on llvm-cpu, none on GPUs.
   std::optional<std::vector<std::vector<std::string>>> flagSets;
+  /// Flags `retune plan --pin-flag` added to compileFlags, turning the
+  /// flag search off; re-plans keep them.
+  std::vector<std::string> pinnedFlags;
   /// The compile flags before the search's choice is added (compileFlags
   /// holds both once `retune plan` has read flags/chosen.json).
   std::vector<std::string> baseCompileFlags;

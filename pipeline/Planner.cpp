@@ -12,6 +12,7 @@
 #include "stages/support/RunBudget.h"
 #include "stages/support/Text.h"
 
+#include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -65,10 +66,14 @@ void writeHeader(NinjaWriter &w, const TuneConfig &c, const PlannerPaths &p,
   w.variable("seed", std::to_string(c.seed));
   w.variable("bench_timeout", std::to_string(c.benchTimeout));
   w.variable("margin", formatNumber(c.margin));
-  // `retune plan --budget` holds for the re-plans of the runs that follow.
-  w.variable("plan_flags", c.budgetFromCommandLine
-                               ? "--budget=" + formatNumber(c.budgetSeconds) + "s"
-                               : "");
+  // `retune plan --budget` and `--pin-flag` hold for the re-plans of the
+  // runs that follow.
+  std::vector<std::string> planFlags;
+  if (c.budgetFromCommandLine)
+    planFlags.push_back("--budget=" + formatNumber(c.budgetSeconds) + "s");
+  for (const std::string &flag : c.iree.pinnedFlags)
+    planFlags.push_back(shellQuote("--pin-flag=" + flag));
+  w.variable("plan_flags", llvm::join(planFlags, " "));
   w.variable("cache_dir", shellQuote(c.cacheDir));
   w.variable("entry_flag",
              c.entry.empty() ? "" : shellQuote("--function=" + c.entry));

@@ -1,6 +1,7 @@
 //===- RetuneMain.cpp - the retune command --------------------------------===//
 //
 //   retune plan <tune.toml> -B <build dir>   validate the config, write build.ninja
+//                [--budget <d>] [--pin-flag <f>...] [--tune-tied-set-of <dir>]
 //   retune status -B <build dir>             what is tuned, running, failed
 //   retune verify -B <build dir> [files...]  the first step of every build
 //   retune cache <stats|clear|verify|repair> [tune.toml]
@@ -10,6 +11,7 @@
 #include "pipeline/BuildState.h"
 #include "pipeline/PlanChecks.h"
 #include "pipeline/Planner.h"
+#include "stages/backends/iree/ModelFlags.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/RunBudget.h"
 #include "stages/core/Records.h"
@@ -42,6 +44,56 @@ static cl::opt<std::string>
                     "over [tune] budget until the next plan without it"),
            cl::value_desc("duration"), cl::cat(category));
 
+static cl::list<std::string> pinFlags(
+    "pin-flag",
+    cl::desc("plan (iree): add this flag to [iree] compile_flags and turn the "
+             "model-level flag search off, until the next plan without it "
+             "(repeat it for several)"),
+    cl::value_desc("flag"), cl::cat(category));
+static cl::opt<std::string> tiedSetOf(
+    "tune-tied-set-of",
+    cl::desc("plan (iree): pin the flag set that <build dir>/flags/chosen.json "
+             "names as tied with its choice (tied_with), to tune it too"),
+    cl::value_desc("build dir"), cl::cat(category));
+
+/// The flag set `buildDir`'s flag search found tied with its choice.
+static Expected<std::vector<std::string>> tiedFlagSet(StringRef buildDir) {
+  std::string path = (buildDir + "/flags/chosen.json").str();
+  Expected<iree::FlagChoice> choice = readRecord<iree::FlagChoice>(
+      path, iree::schema::kFlags, iree::flagChoiceFromJson);
+  if (!choice)
+    return makeError("--tune-tied-set-of " + buildDir + ": " +
+                     toString(choice.takeError()) +
+                     " (run `ninja tune` there first)");
+  if (choice->tiedWith.empty())
+    return makeError("--tune-tied-set-of " + buildDir + ": " + path +
+                     " names no flag set tied with its choice; there is "
+                     "nothing else to tune");
+  return choice->tiedWith;
+}
+
+/// `retune plan --pin-flag`/`--tune-tied-set-of`: the flags join [iree]
+/// compile_flags and the flag search is off.
+static Error pinCompileFlags(pipeline::TuneConfig &config) {
+  std::vector<std::string> pinned(pinFlags.begin(), pinFlags.end());
+  if (tiedSetOf.getNumOccurrences()) {
+    Expected<std::vector<std::string>> tied = tiedFlagSet(tiedSetOf);
+    if (!tied)
+      return tied.takeError();
+    pinned.insert(pinned.end(), tied->begin(), tied->end());
+  }
+  if (pinned.empty())
+    return Error::success();
+  if (config.backend != "iree")
+    return makeError(config.configPath + ": --pin-flag and --tune-tied-set-of "
+                     "need [backend] kind = \"iree\"");
+  config.iree.compileFlags.insert(config.iree.compileFlags.end(),
+                                  pinned.begin(), pinned.end());
+  config.iree.flagSets = std::vector<std::vector<std::string>>{};
+  config.iree.pinnedFlags = std::move(pinned);
+  return Error::success();
+}
+
 /// Rules next to an installed binary (../share/retune/rules), else the
 /// source tree this binary was built from.
 static std::string rulesDir(StringRef toolDir) {
@@ -61,6 +113,8 @@ static Error plan(const char *argv0) {
   Expected<pipeline::TuneConfig> config = pipeline::loadConfig(configFile);
   if (!config)
     return config.takeError();
+  if (Error err = pinCompileFlags(*config))
+    return err;
   if (Error err = pipeline::checkPlanInputs(*config))
     return err;
   if (budget.getNumOccurrences()) {
@@ -71,6 +125,7 @@ static Error plan(const char *argv0) {
     config->budgetSeconds = *seconds;
     config->budgetFromCommandLine = true;
   }
+
   SmallString<256> build(buildDir);
   sys::fs::make_absolute(build);
   bool fresh = !sys::fs::exists(build);

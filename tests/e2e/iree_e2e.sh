@@ -37,6 +37,29 @@ ls "$repo"/build/measure/*/baseline.after.1.json >/dev/null 2>&1 \
 contract=$(python3 "$here/check_plan_contract.py" "$repo/build" "$tools" 2>&1) \
   && pass "rules, plan variables and tool options agree" || { fail "plan contract"; echo "$contract"; }
 
+echo "== retune plan --pin-flag and --tune-tied-set-of pin flags and turn the flag search off"
+"$retune" plan "$repo/tune.toml" -B "$work/pinned" --pin-flag='--fake-pinned=a(b)' >/dev/null \
+  || fail "plan --pin-flag"
+expect_contains "$(grep -m1 '^plan_flags' "$work/pinned/build.ninja")" "--pin-flag=--fake-pinned=a(b)" \
+  "re-plans keep the pinned flag, quoted"
+# The re-plan's own command line, through the shell, pins it again.
+(cd "$work/pinned" && rm -f build.ninja.kept && mv build.ninja build.ninja.kept \
+  && sh -c "$(ninja -f build.ninja.kept -t commands build.ninja | tail -1)" >/dev/null) \
+  || fail "the re-plan's command"
+pinned_uses=$(grep -v '^plan_flags' "$work/pinned/build.ninja" | grep -cF -- '--fake-pinned=a(b)')
+[ "$pinned_uses" -ge 1 ] && pass "the pinned flag is among the compile flags" || fail "pinned flag not in the plan"
+out=$("$retune" plan "$repo/tune.toml" -B "$work/tied" --tune-tied-set-of "$repo/build" 2>&1) \
+  && fail "--tune-tied-set-of a build without a flag search"
+expect_contains "$out" "$repo/build/flags/chosen.json" "a build without a flag choice is refused, naming the file"
+[ -e "$work/tied" ] && fail "the refused plan left $work/tied" || pass "the refused plan left nothing"
+mkdir -p "$work/searched/flags"
+printf '{"schema":"retune.flags/1","chosen":["--fake-a"],"tied_with":["--fake-b","--fake-c"],"sets":[],"reason":""}\n' \
+  >"$work/searched/flags/chosen.json"
+"$retune" plan "$repo/tune.toml" -B "$work/tied" --tune-tied-set-of "$work/searched" >/dev/null \
+  || fail "plan --tune-tied-set-of"
+expect_contains "$(grep -m1 '^plan_flags' "$work/tied/build.ninja")" "--pin-flag=--fake-b --pin-flag=--fake-c" \
+  "the tied set is pinned"
+
 echo "== a second run does no work"
 out=$(ninja -C "$repo/build" tune 2>&1)
 expect_contains "$out" "no work to do" "second ninja tune is a no-op"

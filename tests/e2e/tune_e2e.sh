@@ -158,6 +158,8 @@ expect_contains "$(cat "$repo/build/.retune/budget")" "300" "--budget overrides 
 expect_contains "$(ninja -C "$repo/build" tune 2>&1)" "ninja: no work to do." "a new budget redoes no measurement"
 out=$("$retune" plan "$repo/tune.toml" -B "$repo/build" --budget soon 2>&1) && fail "plan --budget soon"
 expect_contains "$out" "--budget soon: not a duration" "a bad --budget is refused"
+out=$("$retune" plan "$repo/tune.toml" -B "$work/pinned" --pin-flag=-O3 2>&1) && fail "plan --pin-flag on mlir-cpu"
+expect_contains "$out" "need [backend] kind = \"iree\"" "--pin-flag is refused without the iree backend"
 
 echo "== a killed run resumes without redoing finished candidates"
 export RETUNE_CACHE_DIR=off

@@ -294,8 +294,8 @@ void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs)
       formatv("; it is not established faster than {0} ({1:f3}x of its time, "
               "below {2:f3}x with 97.5% confidence): the two tie before "
               "tuning, and only the chosen set's dispatches are tuned (to tune "
-              "the other, give its flags in [iree] compile_flags with "
-              "flag_sets = [] in a build directory of its own)",
+              "the other too: retune plan <tune.toml> -B <another directory> "
+              "--tune-tied-set-of <this build directory>)",
               join(tied->flags, " "), against.ratio, against.upper)
           .str();
 }

@@ -94,7 +94,8 @@ void chooseFlagSet(FlagChoice &choice, double margin);
 /// and the reason says so. Before tuning the two tie, yet only the chosen
 /// set's dispatches are tuned; which set ends faster with its spec can
 /// differ (measured on a ViT at 2 threads: docs/iree-backend.md), so the
-/// reason names the other set for a build of its own.
+/// reason names the other set and how to tune it in a build of its own
+/// (`retune plan --tune-tied-set-of`).
 void noteTiedSet(FlagChoice &choice,
                  llvm::ArrayRef<std::vector<double>> runMediansUs);
 
