@@ -125,7 +125,6 @@ static Error plan(const char *argv0) {
     config->budgetSeconds = *seconds;
     config->budgetFromCommandLine = true;
   }
-
   SmallString<256> build(buildDir);
   sys::fs::make_absolute(build);
   bool fresh = !sys::fs::exists(build);

@@ -263,15 +263,12 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
 
 void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs) {
   choice.tiedWith.clear();
-  const FlagSetOutcome *chosen = nullptr;
-  size_t chosenIndex = 0;
-  for (auto [k, o] : enumerate(choice.sets))
-    if (!choice.chosen.empty() && o.status == Status::Ok &&
-        o.flags == choice.chosen) {
-      chosen = &o;
-      chosenIndex = k;
-    }
-  if (!chosen || chosenIndex >= runMediansUs.size())
+  auto chosen = find_if(choice.sets, [&](const FlagSetOutcome &o) {
+    return !choice.chosen.empty() && o.status == Status::Ok &&
+           o.flags == choice.chosen;
+  });
+  size_t chosenIndex = std::distance(choice.sets.begin(), chosen);
+  if (chosen == choice.sets.end() || chosenIndex >= runMediansUs.size())
     return;
   const FlagSetOutcome *tied = nullptr;
   stats::RatioEstimate against;

@@ -268,23 +268,14 @@ void appendTiming(InterleavedOutcome &timed, const InterleavedOutcome &again) {
 
 InterleavedOutcome ModelRunner::timeAgainst(StringRef referenceTag,
                                             StringRef tag) const {
-  // The device is measured by one process at a time, across runs.
-  Expected<DeviceLock> lock =
-      DeviceLock::acquire(deviceLockName(runOptions.device));
-  if (!lock) {
-    InterleavedOutcome failed;
-    failed.baseline.status = Status::BenchError;
-    failed.baseline.message = toString(lock.takeError());
-    return failed;
-  }
-  return benchInterleaved(tools, benchRequest(referenceTag), benchRequest(tag),
-                          runOptions.rounds);
+  return std::move(timeAllAgainst(referenceTag, {tag.str()}).front());
 }
 
 std::vector<InterleavedOutcome>
 ModelRunner::timeAllAgainst(StringRef referenceTag,
                             ArrayRef<std::string> tags) const {
   std::vector<InterleavedOutcome> timed(tags.size());
+  // The device is measured by one process at a time, across runs.
   Expected<DeviceLock> lock =
       DeviceLock::acquire(deviceLockName(runOptions.device));
   if (!lock) {

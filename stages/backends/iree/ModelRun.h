@@ -132,7 +132,7 @@ public:
   OutputCheck check(llvm::StringRef tag) const;
 
   /// `<referenceTag>.vmfb` and `<tag>.vmfb` timed alternately, holding the
-  /// device's measurement lock.
+  /// device's measurement lock (timeAllAgainst of the one tag).
   InterleavedOutcome timeAgainst(llvm::StringRef referenceTag,
                                  llvm::StringRef tag) const;
 

@@ -637,10 +637,9 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // The small dispatches' winners that joined the others untried
   // (smallWinnersTogether): alone none can save what a spec must.
   std::vector<std::string> riders;
-  // The chosen options the model's profile judged (chooseInModelByProfile).
-  std::vector<std::string> judgedInModel;
-  // What each of those saved a run in the model's profile: a trial they
-  // predict a gain for is timed longer (moreTimingsFor).
+  // The options the model's profile chose (chooseInModelByProfile) and what
+  // each saved a run there: a trial they predict a gain for is timed longer
+  // (moreTimingsFor), and they are not timed alone (decideWinners).
   StringMap<double> savedInModel;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) -> Expected<Trial> {
     if (spent && !attempts.empty())
@@ -680,8 +679,7 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   // (smallWinnersTogether), ride along, never tried alone (decideWinners).
   auto choose = [&](std::vector<DispatchOptions> &all,
                     const BaselineProfile &profiled,
-                    std::vector<std::string> &small,
-                    std::vector<std::string> &profiledIds)
+                    std::vector<std::string> &small)
       -> Expected<InModelChoice> {
     json::Array unpromising = keepPromisingOptions(
         all, modelTimeShares(dispatches, profiled.times), options.margin);
@@ -703,8 +701,6 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     if (profiled.note.empty()) {
       small = tooSmallAlone(choice->savedUs, profiled.times, kProfiledRuns,
                             options.margin);
-      for (const auto &saved : choice->savedUs)
-        profiledIds.push_back(saved.getKey().str());
       savedInModel = choice->savedUs;
     }
     for (const Winner &w : joined)
@@ -724,13 +720,16 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     if (!dispatchOptions)
       return dispatchOptions.takeError();
     Expected<InModelChoice> choice =
-        choose(*dispatchOptions, baselineProfile, riders, judgedInModel);
+        choose(*dispatchOptions, baselineProfile, riders);
     if (!choice)
       return choice.takeError();
     all = std::move(choice->chosen);
     inModelTrials = std::move(choice->trials);
     inModelDropped = std::move(choice->dropped);
   }
+  std::vector<std::string> judgedInModel;
+  for (const auto &saved : savedInModel)
+    judgedInModel.push_back(saved.getKey().str());
   Expected<WinnerDecision> decision =
       decideWinners(all, measure, riders, judgedInModel);
   if (!decision)
