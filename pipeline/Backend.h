@@ -195,8 +195,13 @@ void registerBackend(llvm::StringRef name, BackendFactory factory);
 std::string writeSelectEdge(NinjaWriter &w, const DispatchRound &round,
                             std::vector<std::string> results);
 
-/// The file the dump and model steps read: an ONNX model is imported to
-/// MLIR first, into the build directory.
+/// The model as given: an ONNX model is imported to MLIR first, into the
+/// build directory.
+std::string importedModel(const TuneConfig &config);
+
+/// The file the dump and model steps read: the imported model, or the
+/// flag search's rewrite of it when its chosen set builds from that
+/// (IreeConfig::chosenModel).
 std::string modelForTools(const TuneConfig &config);
 
 /// Where an imported model's weights go when they are external

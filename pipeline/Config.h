@@ -39,6 +39,10 @@ struct IreeConfig {
   /// The compile flags before the search's choice is added (compileFlags
   /// holds both once `retune plan` has read flags/chosen.json).
   std::vector<std::string> baseCompileFlags;
+  /// The model as the flag search rewrote it (flags/rewritten.mlir,
+  /// ModelRewrite.h) when the chosen set builds from it: the steps after
+  /// the search compile it. Empty: the model as given.
+  std::string chosenModel;
   /// One depth-1 pool per device; benches are assigned round-robin.
   std::vector<std::string> devices = {"hip://0"};
   /// --benchmark_repetitions of every IREE benchmark.

@@ -206,8 +206,14 @@ std::string writeSelectEdge(NinjaWriter &w, const DispatchRound &round,
   return round.best;
 }
 
-std::string modelForTools(const TuneConfig &config) {
+std::string importedModel(const TuneConfig &config) {
   return config.modelIsOnnx() ? "import/model.mlir" : config.modelPath;
+}
+
+std::string modelForTools(const TuneConfig &config) {
+  if (!config.iree.chosenModel.empty())
+    return config.iree.chosenModel;
+  return importedModel(config);
 }
 
 Expected<std::string> planManifest(const TuneConfig &config,
@@ -301,7 +307,7 @@ Expected<std::string> planManifest(const TuneConfig &config,
     std::vector<std::string> archive;
     if (external)
       archive.push_back(kParameterArchive.str());
-    w.build({{modelForTools(config)},
+    w.build({{importedModel(config)},
              archive,
              "import",
              {config.modelPath},

@@ -65,6 +65,13 @@ static Expected<std::vector<std::string>> tiedFlagSet(StringRef buildDir) {
     return makeError("--tune-tied-set-of " + buildDir + ": " +
                      toString(choice.takeError()) +
                      " (run `ninja tune` there first)");
+  if (!choice->tiedWithInput.empty())
+    return makeError("--tune-tied-set-of " + buildDir + ": " + path +
+                     " names a tied set that builds from the model as the "
+                     "flag search rewrote it (" + choice->tiedWithInput +
+                     "); a build with pinned flags has no flag search and "
+                     "compiles the model as given, so it would not tune that "
+                     "set");
   if (choice->tiedWith.empty())
     return makeError("--tune-tied-set-of " + buildDir + ": " + path +
                      " names no flag set tied with its choice; there is "

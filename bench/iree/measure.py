@@ -137,6 +137,9 @@ def main():
     parser.add_argument("--mlir-cpu")
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--json", help="write the medians (ms) here")
+    parser.add_argument("--tuned-model",
+                        help="the model the tuned (and flags-only) builds compile, when "
+                             "Retune rewrote it (flags/chosen.json's input); default: model")
     parser.add_argument("--parameters",
                         help="the parameter archive (scope `model`) of a model imported "
                              "with its weights external")
@@ -151,11 +154,14 @@ def main():
     if args.flags_file:
         tuned_flags = [f for f in open(args.flags_file).read().split("\n") if f]
         print(f"{args.name:8} Retune's compile flags: {' '.join(tuned_flags)}")
-    compile_model(args.bin_dir, args.model, args.spec, tuned_vmfb, tuned_flags)
+    tuned_model = args.tuned_model or args.model
+    if args.tuned_model:
+        print(f"{args.name:8} Retune's model: {tuned_model}")
+    compile_model(args.bin_dir, tuned_model, args.spec, tuned_vmfb, tuned_flags)
     builds = {"default": default_vmfb, "tuned": tuned_vmfb}
     if args.flags_file:
         flags_vmfb = f"{work}/flags.vmfb"
-        compile_model(args.bin_dir, args.model, None, flags_vmfb, tuned_flags)
+        compile_model(args.bin_dir, tuned_model, None, flags_vmfb, tuned_flags)
         builds = {"default": default_vmfb, "flags": flags_vmfb,
                   "tuned": tuned_vmfb}
     function, inputs = signature_inputs(args.model)

@@ -71,10 +71,14 @@ for m in "${models[@]}"; do
   echo "$m: tuned in $((SECONDS - start)) s"
   # Weights imported as a parameter archive ([model] parameters = "auto").
   params=; [ -f "$dir/build/import/model.irpa" ] && params=$dir/build/import/model.irpa
+  # The flag search's rewrite of the model, when its chosen set builds from
+  # it (flags/chosen.json's "input"): IREE default stays the model as given.
+  rewritten=$("$venv/bin/python" -c 'import json, sys; print(json.load(open(sys.argv[1])).get("input", ""))' \
+    "$dir/build/flags/chosen.json")
   "$venv/bin/python" "$root/bench/iree/measure.py" "$venv/bin" "$m" \
     "$dir/build/import/model.mlir" "$dir/build/tuning_spec.mlir" "$dir/model.onnx" \
     --flags-file "$dir/build/compile_flags.txt" --threads "$threads" --json "$dir/medians.json" \
-    ${params:+--parameters "$params"}
+    ${params:+--parameters "$params"} ${rewritten:+--tuned-model "$dir/build/$rewritten"}
 done
 
 echo "== the model zoo (measured interleaved in this run)"

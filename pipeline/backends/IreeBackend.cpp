@@ -220,8 +220,10 @@ std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {
              : std::vector<std::vector<std::string>>();
 }
 
-/// The flags the search chose, once flags/chosen.json exists and reads.
-std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
+/// The search's choice, once flags/chosen.json exists and reads. A choice
+/// whose rewritten model is gone is damaged: the record is removed, so
+/// that the flags edge searches again.
+std::optional<iree::FlagChoice> flagChoice(StringRef buildDir) {
   std::string path = (buildDir + "/" + kChosenFlags).str();
   if (!sys::fs::exists(path))
     return std::nullopt;
@@ -232,11 +234,27 @@ std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
     consumeError(choice.takeError());
     return std::nullopt;
   }
-  return choice->chosen;
+  if (!choice->chosenInput.empty() &&
+      !sys::fs::exists(buildDir + "/" + choice->chosenInput)) {
+    errs() << "retune: " << path << " chooses the rewritten model "
+           << choice->chosenInput
+           << ", which is gone: the flag search runs again\n";
+    sys::fs::remove(path);
+    return std::nullopt;
+  }
+  return std::move(*choice);
+}
+
+/// The flags the search chose, once flags/chosen.json exists and reads.
+std::optional<std::vector<std::string>> chosenFlags(StringRef buildDir) {
+  if (std::optional<iree::FlagChoice> choice = flagChoice(buildDir))
+    return choice->chosen;
+  return std::nullopt;
 }
 
 /// Writes flags/sets.json when the search runs, and adds the chosen flags
-/// (if chosen yet) to `resolved`'s compile flags; the user's flags stay in
+/// (if chosen yet) to `resolved`'s compile flags, and its rewritten model
+/// to what the later steps compile; the user's flags stay in
 /// baseCompileFlags.
 Error writeFlagSearch(TuneConfig &resolved, StringRef buildDir) {
   resolved.iree.baseCompileFlags = resolved.iree.compileFlags;
@@ -246,9 +264,12 @@ Error writeFlagSearch(TuneConfig &resolved, StringRef buildDir) {
   if (Error err = writeJsonFile((buildDir + "/" + kFlagSetsFile).str(),
                                 iree::flagSetsToJson(sets)))
     return err;
-  if (std::optional<std::vector<std::string>> chosen = chosenFlags(buildDir))
+  if (std::optional<iree::FlagChoice> choice = flagChoice(buildDir)) {
     resolved.iree.compileFlags.insert(resolved.iree.compileFlags.end(),
-                                      chosen->begin(), chosen->end());
+                                      choice->chosen.begin(),
+                                      choice->chosen.end());
+    resolved.iree.chosenModel = choice->chosenInput;
+  }
   return Error::success();
 }
 
@@ -547,7 +568,7 @@ public:
     w.build({{kChosenFlags.str()},
              {"compile_flags.txt"},
              "flags",
-             {modelForTools(config)},
+             {importedModel(config)},
              {kFlagSetsFile.str(), config.iree.compile},
              {},
              {}});

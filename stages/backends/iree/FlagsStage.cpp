@@ -13,7 +13,9 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/FlagsStage.h"
 
+#include "stages/backends/iree/IreeIr.h"
 #include "stages/backends/iree/ModelFlags.h"
+#include "stages/backends/iree/ModelRewrite.h"
 #include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
@@ -22,6 +24,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
 #include "llvm/Support/FormatVariadic.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ThreadPool.h"
 #include "llvm/Support/Threading.h"
 
@@ -58,10 +61,12 @@ void recordTiming(FlagSetOutcome &outcome, const InterleavedOutcome &timed) {
 /// as that one does, and is not timed (flags that change nothing in this
 /// model).
 FlagSetOutcome buildSet(const ModelRunner &runner, const FlagSet &flags,
-                        StringRef tag, StringMap<std::string> &built) {
+                        StringRef input, StringRef tag,
+                        StringMap<std::string> &built) {
   FlagSetOutcome outcome;
   outcome.flags = flags;
-  CompileRecord compiled = runner.compile(tag, "", flags);
+  outcome.input = input.str();
+  CompileRecord compiled = runner.compile(tag, "", flags, input);
   outcome.compileSeconds = compiled.seconds;
   outcome.compileCached = compiled.cached;
   outcome.compilePasses = runner.slowestPasses(tag);
@@ -131,7 +136,7 @@ constexpr unsigned kCompilesAtOnce = 2;
 /// compile ever runs beside a timing. The compile seconds each record keeps
 /// are those of a compile beside another, the default's as the sets'.
 void compileAhead(const ModelRunner &runner, ArrayRef<FlagSet> sets,
-                  StringRef outputPath) {
+                  ArrayRef<std::string> inputs, StringRef outputPath) {
   unsigned width = std::min(
       kCompilesAtOnce, hardware_concurrency().compute_thread_count());
   if (width < 2)
@@ -141,9 +146,62 @@ void compileAhead(const ModelRunner &runner, ArrayRef<FlagSet> sets,
   for (size_t k = 0; k < sets.size(); ++k)
     pool.async([&, k] {
       if (!budgetSpent(outputPath))
-        runner.compile(setTag(k), "", sets[k]);
+        runner.compile(setTag(k), "", sets[k], inputs[k]);
     });
   pool.wait();
+}
+
+/// Why the model is searched as given although it has ops to rewrite.
+void noteNotRewritten(StringRef why) {
+  errs() << "retune-iree-flags: note: the model's strided ConvTransposes are "
+            "not rewritten: "
+         << why << "\n";
+}
+
+/// The model with its strided ConvTransposes rewritten (ModelRewrite.h),
+/// written beside the search's builds, and what was rewritten in `choice`:
+/// its path, or "" when the model has nothing to rewrite. A rewrite that
+/// cannot be made (no IREE library, which makes it, or an op IREE refuses)
+/// is a note: the search goes on with the model as given.
+Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
+                                          FlagChoice &choice) {
+  const ModelRunOptions &run = runner.options();
+  Expected<std::string> text = readFile(run.modelPath);
+  if (!text)
+    return text.takeError();
+  // Parsing a model with its weights inline takes seconds: only a model
+  // with an op to rewrite is parsed.
+  if (!StringRef(*text).contains("\"onnx.ConvTranspose\""))
+    return "";
+  const IreeIrLibrary *library =
+      IreeIrLibrary::forTool(runner.ireeTools().compile);
+  if (!library) {
+    noteNotRewritten("IREE's compiler library, which rewrites them, is absent");
+    return "";
+  }
+  Expected<std::unique_ptr<IreeIrModule>> module =
+      library->parse(*text, run.modelPath);
+  if (!module) {
+    noteNotRewritten(toString(module.takeError()));
+    return "";
+  }
+  Expected<RewriteReport> report = rewriteStridedConvTransposes(**module);
+  if (!report) {
+    noteNotRewritten(toString(report.takeError()));
+    return "";
+  }
+  choice.notRewritten = report->left;
+  if (report->rewritten.empty())
+    return "";
+  if (Error err = (*module)->verify()) {
+    noteNotRewritten(toString(std::move(err)));
+    return "";
+  }
+  choice.rewritten = report->rewritten;
+  std::string path = run.inWork("rewritten.mlir");
+  if (Error err = writeFileAtomic(path, (*module)->print()))
+    return std::move(err);
+  return path;
 }
 
 } // namespace
@@ -159,13 +217,22 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   Expected<ModelRunner> runner = ModelRunner::create(options.run, processes);
   if (!runner)
     return runner.takeError();
-  compileAhead(*runner, *sets, options.outputPath);
+  FlagChoice choice;
+  // With a rewrite of the model, every set builds from it, and so do the
+  // default flags (the rewrite's own gain); the default build, which all
+  // are checked and timed against, is the model as given.
+  Expected<std::string> rewritten = writeRewrittenModel(*runner, choice);
+  if (!rewritten)
+    return rewritten.takeError();
+  if (!rewritten->empty())
+    sets->insert(sets->begin(), FlagSet());
+  std::vector<std::string> inputs(sets->size(), *rewritten);
+  compileAhead(*runner, *sets, inputs, options.outputPath);
   // The default build's results on seeded inputs: every set must match.
   Expected<CompileRecord> base =
       runner->buildReference("default", "with the default flags");
   if (!base)
     return base.takeError();
-  FlagChoice choice;
   choice.defaultCompileSeconds = base->seconds;
   choice.defaultCompilePasses = runner->slowestPasses("default");
   StringMap<std::string> built;
@@ -179,12 +246,13 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
     if (std::optional<std::string> spent = budgetSpent(options.outputPath)) {
       FlagSetOutcome skipped;
       skipped.flags = set;
+      skipped.input = inputs[k];
       skipped.status = Status::Skipped;
       skipped.message = *spent;
       choice.sets.push_back(std::move(skipped));
       continue;
     }
-    choice.sets.push_back(buildSet(*runner, set, setTag(k), built));
+    choice.sets.push_back(buildSet(*runner, set, inputs[k], setTag(k), built));
   }
   // Every set that built and computes the default's results, timed in the
   // same rounds as the others.

@@ -83,6 +83,22 @@ struct IreeIrLibrary::Api {
   X(mlirOperationSetOperand)                                                   \
   X(mlirBlockGetArgument)                                                      \
   X(mlirBlockInsertOwnedOperationBefore)                                       \
+  X(mlirOperationGetResult)                                                    \
+  X(mlirValueReplaceAllUsesOfWith)                                             \
+  X(mlirOperationStateGet)                                                     \
+  X(mlirOperationStateAddOperands)                                             \
+  X(mlirOperationStateAddResults)                                              \
+  X(mlirOperationStateAddAttributes)                                           \
+  X(mlirOperationCreate)                                                       \
+  X(mlirAttributeParseGet)                                                     \
+  X(mlirTypeParseGet)                                                          \
+  X(mlirIdentifierGet)                                                         \
+  X(mlirNamedAttributeGet)                                                     \
+  X(mlirAttributeIsAArray)                                                     \
+  X(mlirArrayAttrGetNumElements)                                               \
+  X(mlirArrayAttrGetElement)                                                   \
+  X(mlirAttributeIsAInteger)                                                   \
+  X(mlirIntegerAttrGetValueSInt)                                               \
   X(mlirLinalgGetIndexingMapsAttribute)
 #define RETUNE_DECLARE(name) decltype(&::name) name;
   RETUNE_MLIR_C_API(RETUNE_DECLARE)
@@ -458,6 +474,101 @@ std::string IreeIrOp::operandType(unsigned i) const {
       appendTo, &out);
   return out;
 }
+
+std::string IreeIrOp::resultType(unsigned i) const {
+  const IreeIrLibrary::Api &api = lib->api();
+  std::string out;
+  api.mlirTypePrint(
+      api.mlirValueGetType(api.mlirOperationGetResult(wrapOp(op), i)),
+      appendTo, &out);
+  return out;
+}
+
+IreeIrValue IreeIrOp::operand(unsigned i) const {
+  return {lib->api().mlirOperationGetOperand(wrapOp(op), i).ptr};
+}
+
+IreeIrValue IreeIrOp::result(unsigned i) const {
+  return {lib->api().mlirOperationGetResult(wrapOp(op), i).ptr};
+}
+
+std::optional<std::vector<int64_t>>
+IreeIrOp::intArrayAttr(StringRef name) const {
+  const IreeIrLibrary::Api &api = lib->api();
+  MlirAttribute attr = api.mlirOperationGetAttributeByName(wrapOp(op), ref(name));
+  if (!attr.ptr || !api.mlirAttributeIsAArray(attr))
+    return std::nullopt;
+  std::vector<int64_t> values;
+  for (intptr_t i = 0, e = api.mlirArrayAttrGetNumElements(attr); i < e; ++i) {
+    MlirAttribute element = api.mlirArrayAttrGetElement(attr, i);
+    if (!api.mlirAttributeIsAInteger(element))
+      return std::nullopt;
+    values.push_back(api.mlirIntegerAttrGetValueSInt(element));
+  }
+  return values;
+}
+
+std::optional<std::string> IreeIrOp::stringAttr(StringRef name) const {
+  const IreeIrLibrary::Api &api = lib->api();
+  MlirAttribute attr = api.mlirOperationGetAttributeByName(wrapOp(op), ref(name));
+  if (!attr.ptr || !api.mlirAttributeIsAString(attr))
+    return std::nullopt;
+  MlirStringRef s = api.mlirStringAttrGetValue(attr);
+  return std::string(s.data, s.length);
+}
+
+Expected<IreeIrOp> IreeIrOp::insertBefore(const IreeIrOpSpec &spec) const {
+  const IreeIrLibrary::Api &api = lib->api();
+  MlirContext context{lib->context};
+  DiagnosticCollector diagnostics(api, context, spec.name);
+  auto failed = [&](StringRef what, StringRef text) {
+    return makeError(formatv("{0}: IREE cannot parse the {1} '{2}'{3}{4}",
+                             spec.name, what, text,
+                             diagnostics.text().empty() ? "" : ": ",
+                             diagnostics.text())
+                         .str());
+  };
+  std::vector<MlirType> types;
+  for (const std::string &text : spec.resultTypes) {
+    MlirType type = api.mlirTypeParseGet(context, ref(StringRef(text)));
+    if (!type.ptr)
+      return failed("type", text);
+    types.push_back(type);
+  }
+  std::vector<MlirNamedAttribute> attributes;
+  for (const auto &[name, text] : spec.attributes) {
+    MlirAttribute attr = api.mlirAttributeParseGet(context, ref(StringRef(text)));
+    if (!attr.ptr)
+      return failed("attribute", text);
+    attributes.push_back(api.mlirNamedAttributeGet(
+        api.mlirIdentifierGet(context, ref(StringRef(name))), attr));
+  }
+  std::vector<MlirValue> operands;
+  for (IreeIrValue value : spec.operands)
+    operands.push_back(MlirValue{value.value});
+  MlirOperationState state = api.mlirOperationStateGet(
+      ref(StringRef(spec.name)), api.mlirOperationGetLocation(wrapOp(op)));
+  api.mlirOperationStateAddOperands(&state, operands.size(), operands.data());
+  api.mlirOperationStateAddResults(&state, types.size(), types.data());
+  api.mlirOperationStateAddAttributes(&state, attributes.size(),
+                                      attributes.data());
+  MlirOperation created = api.mlirOperationCreate(&state);
+  if (!created.ptr)
+    return makeError(spec.name + ": IREE could not create the op" +
+                     (diagnostics.text().empty() ? "" : ": ") +
+                     diagnostics.text());
+  api.mlirBlockInsertOwnedOperationBefore(api.mlirOperationGetBlock(wrapOp(op)),
+                                          wrapOp(op), created);
+  return IreeIrOp(*lib, created.ptr);
+}
+
+void IreeIrOp::replaceUsesOfResult(unsigned i, IreeIrValue with) const {
+  const IreeIrLibrary::Api &api = lib->api();
+  api.mlirValueReplaceAllUsesOfWith(api.mlirOperationGetResult(wrapOp(op), i),
+                                    MlirValue{with.value});
+}
+
+void IreeIrOp::erase() const { lib->api().mlirOperationDestroy(wrapOp(op)); }
 
 std::string IreeIrOp::linalgIndexingMaps() const {
   const IreeIrLibrary::Api &api = lib->api();

@@ -21,7 +21,10 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace retune::iree {
 
@@ -30,6 +33,20 @@ namespace retune::iree {
 std::string findCompilerLibrary(StringRef compileTool);
 
 class IreeIrLibrary;
+
+/// A value of a parsed file (an op's operand or result; a view).
+struct IreeIrValue {
+  const void *value = nullptr;
+};
+
+/// An op to create (IreeIrOp::insertBefore): its operands, and its result
+/// types and attributes in IREE's syntax, which IREE parses.
+struct IreeIrOpSpec {
+  std::string name;
+  std::vector<IreeIrValue> operands;
+  std::vector<std::string> resultTypes;
+  std::vector<std::pair<std::string, std::string>> attributes;
+};
 
 /// One operation of a parsed file (a view; the module owns it).
 class IreeIrOp {
@@ -49,6 +66,21 @@ public:
   unsigned numResults() const;
   /// The type of operand `i` as IREE prints it.
   std::string operandType(unsigned i) const;
+  /// The type of result `i` as IREE prints it.
+  std::string resultType(unsigned i) const;
+  IreeIrValue operand(unsigned i) const;
+  IreeIrValue result(unsigned i) const;
+  /// Attribute `name` when it is an array of integers.
+  std::optional<std::vector<int64_t>> intArrayAttr(StringRef name) const;
+  /// Attribute `name` when it is a string.
+  std::optional<std::string> stringAttr(StringRef name) const;
+  /// Creates `spec` just before this op, at its location; an error (IREE's
+  /// diagnostics) when a type or an attribute does not parse.
+  Expected<IreeIrOp> insertBefore(const IreeIrOpSpec &spec) const;
+  /// Every use of result `i` reads `with` instead.
+  void replaceUsesOfResult(unsigned i, IreeIrValue with) const;
+  /// Removes the op from its block and destroys it (no use may remain).
+  void erase() const;
   /// The indexing maps of a linalg op as IREE prints them (its
   /// `indexing_maps` attribute, implicit for named ops), or "".
   std::string linalgIndexingMaps() const;
@@ -125,6 +157,7 @@ public:
 
 private:
   friend class IreeIrModule;
+  friend class IreeIrOp;
   IreeIrLibrary() = default;
   /// Destroys the session and IREE's globals (at exit; no module may live).
   void shutdown();

@@ -106,6 +106,8 @@ json::Value toJson(const FlagChoice &choice) {
                        {"compile_s", o.compileSeconds},
                        {"compile_cached", o.compileCached},
                        {"compile_passes", toJson(o.compilePasses)}};
+    if (!o.input.empty())
+      entry["input"] = o.input;
     if (o.status == Status::Ok) {
       entry["median_s"] = o.medianSeconds;
       entry["ratio"] = o.ratio;
@@ -113,14 +115,23 @@ json::Value toJson(const FlagChoice &choice) {
     }
     sets.push_back(std::move(entry));
   }
-  return json::Object{{"schema", schema::kFlags},
-                      {"default_median_s", choice.defaultMedianSeconds},
-                      {"default_compile_s", choice.defaultCompileSeconds},
-                      {"default_compile_passes", toJson(choice.defaultCompilePasses)},
-                      {"sets", std::move(sets)},
-                      {"chosen", toArray(choice.chosen)},
-                      {"tied_with", toArray(choice.tiedWith)},
-                      {"reason", choice.reason}};
+  json::Object out{{"schema", schema::kFlags},
+                   {"default_median_s", choice.defaultMedianSeconds},
+                   {"default_compile_s", choice.defaultCompileSeconds},
+                   {"default_compile_passes", toJson(choice.defaultCompilePasses)},
+                   {"sets", std::move(sets)},
+                   {"chosen", toArray(choice.chosen)},
+                   {"tied_with", toArray(choice.tiedWith)},
+                   {"reason", choice.reason}};
+  if (!choice.chosenInput.empty())
+    out["input"] = choice.chosenInput;
+  if (!choice.tiedWithInput.empty())
+    out["tied_with_input"] = choice.tiedWithInput;
+  if (!choice.rewritten.empty() || !choice.notRewritten.empty()) {
+    out["rewritten"] = toArray(choice.rewritten);
+    out["not_rewritten"] = toArray(choice.notRewritten);
+  }
+  return out;
 }
 
 Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
@@ -138,6 +149,17 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
       return tied.takeError();
     choice.tiedWith = std::move(*tied);
   }
+  choice.chosenInput = object->getString("input").value_or("").str();
+  choice.tiedWithInput = object->getString("tied_with_input").value_or("").str();
+  for (auto [key, lines] :
+       {std::pair{"rewritten", &choice.rewritten},
+        std::pair{"not_rewritten", &choice.notRewritten}})
+    if (object->get(key)) {
+      Expected<FlagSet> read = flagsFrom(object->get(key), key);
+      if (!read)
+        return read.takeError();
+      *lines = std::move(*read);
+    }
   choice.defaultMedianSeconds =
       object->getNumber("default_median_s").value_or(0);
   choice.defaultCompileSeconds =
@@ -155,6 +177,7 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
         return flags.takeError();
       FlagSetOutcome o;
       o.flags = std::move(*flags);
+      o.input = entry->getString("input").value_or("").str();
       o.status = parseStatus(entry->getString("status").value_or(""))
                      .value_or(Status::BenchError);
       o.message = entry->getString("message").value_or("").str();
@@ -232,20 +255,22 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
   }
   if (chosen) {
     choice.chosen = chosen->flags;
+    choice.chosenInput = chosen->input;
     choice.reason = formatv("{0} runs the model in {1:f3}x the default "
                             "flags' time",
-                            join(chosen->flags, " "), chosen->ratio)
+                            describeSet(*chosen), chosen->ratio)
                         .str();
     choice.reason += compileCost(*chosen, choice.defaultCompileSeconds);
     choice.reason += skippedSets(choice);
     return;
   }
   choice.chosen.clear();
+  choice.chosenInput.clear();
   choice.reason =
       best ? formatv("no flag set beats the default flags by the margin "
                      "{0:f3} beyond noise (best: {1} at {2:f3}x, below "
                      "{3:f3}x with 97.5% confidence)",
-                     margin, join(best->flags, " "), best->ratio,
+                     margin, describeSet(*best), best->ratio,
                      best->ratioUpper)
                  .str()
        : llvm::all_of(choice.sets,
@@ -261,11 +286,19 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
   choice.reason += skippedSets(choice);
 }
 
+std::string describeSet(const FlagSetOutcome &set) {
+  std::string flags =
+      set.flags.empty() ? std::string("the default flags") : join(set.flags, " ");
+  return set.input.empty() ? flags : flags + " on the rewritten model";
+}
+
 void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs) {
   choice.tiedWith.clear();
+  choice.tiedWithInput.clear();
+  bool defaultWon = choice.chosen.empty() && choice.chosenInput.empty();
   auto chosen = find_if(choice.sets, [&](const FlagSetOutcome &o) {
-    return !choice.chosen.empty() && o.status == Status::Ok &&
-           o.flags == choice.chosen;
+    return !defaultWon && o.status == Status::Ok && o.flags == choice.chosen &&
+           o.input == choice.chosenInput;
   });
   size_t chosenIndex = std::distance(choice.sets.begin(), chosen);
   if (chosen == choice.sets.end() || chosenIndex >= runMediansUs.size())
@@ -287,13 +320,14 @@ void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs)
   if (!tied)
     return;
   choice.tiedWith = tied->flags;
+  choice.tiedWithInput = tied->input;
   choice.reason +=
       formatv("; it is not established faster than {0} ({1:f3}x of its time, "
               "below {2:f3}x with 97.5% confidence): the two tie before "
               "tuning, and only the chosen set's dispatches are tuned (to tune "
               "the other too: retune plan <tune.toml> -B <another directory> "
               "--tune-tied-set-of <this build directory>)",
-              join(tied->flags, " "), against.ratio, against.upper)
+              describeSet(*tied), against.ratio, against.upper)
           .str();
 }
 

@@ -45,6 +45,9 @@ Expected<std::vector<FlagSet>> flagSetsFromJson(const llvm::json::Value &value);
 /// One flag set, measured.
 struct FlagSetOutcome {
   FlagSet flags;
+  /// The model the set builds from when it is not the model as given: the
+  /// search's rewrite of it (flags/rewritten.mlir, ModelRewrite.h).
+  std::string input;
   Status status = Status::Ok;
   std::string message;
   double medianSeconds = 0;
@@ -71,11 +74,19 @@ struct FlagChoice {
   double defaultCompileSeconds = 0;
   std::vector<PassTime> defaultCompilePasses;
   std::vector<FlagSetOutcome> sets;
-  /// The chosen set (empty: the default flags won).
+  /// The chosen set (empty: the default flags won, or the default flags on
+  /// the rewritten model when `chosenInput` names it).
   FlagSet chosen;
+  /// The chosen set's FlagSetOutcome::input: what the later steps compile.
+  std::string chosenInput;
   /// The fastest other set the chosen one was not established faster than
-  /// (noteTiedSet; empty: none).
+  /// (noteTiedSet; empty: none), and the model it builds from.
   FlagSet tiedWith;
+  std::string tiedWithInput;
+  /// What the search's rewrite of the model changed (RewriteReport), and
+  /// the ops of the kind it left as they were, with why.
+  std::vector<std::string> rewritten;
+  std::vector<std::string> notRewritten;
   std::string reason;
 };
 
@@ -86,6 +97,10 @@ Expected<FlagChoice> flagChoiceFromJson(const llvm::json::Value &value);
 /// time and computes the same results; none otherwise. Fills `chosen` and
 /// `reason`.
 void chooseFlagSet(FlagChoice &choice, double margin);
+
+/// The set as a reason names it: its flags ("the default flags" when
+/// none), and "on the rewritten model" when it builds from that.
+std::string describeSet(const FlagSetOutcome &set);
 
 /// After chooseFlagSet, with every set's run medians (`runMediansUs`, in
 /// the order of `choice.sets`, all timed in the same rounds): the fastest

@@ -102,9 +102,10 @@ Expected<ModelRunner> ModelRunner::create(const ModelRunOptions &options,
 }
 
 CompileRecord ModelRunner::compile(StringRef tag, StringRef spec,
-                                   ArrayRef<std::string> extraFlags) const {
+                                   ArrayRef<std::string> extraFlags,
+                                   StringRef input) const {
   CompileRequest request;
-  request.input = runOptions.modelPath;
+  request.input = input.empty() ? runOptions.modelPath : input.str();
   request.specPath = spec.str();
   request.vmfbPath = runOptions.inWork(tag + ".vmfb");
   request.logPath = runOptions.inWork(tag + ".compile.log");

@@ -111,9 +111,11 @@ public:
   /// Each distinct build (IREE, arguments, model and spec content, host) is
   /// compiled once: a build this work directory or the content cache
   /// already holds is reused (`cached`), keeping the seconds its compile
-  /// took. Failures are the record's status.
+  /// took. Failures are the record's status. `input`, when given, is
+  /// compiled instead of the model (a rewrite of it, ModelRewrite.h).
   CompileRecord compile(llvm::StringRef tag, llvm::StringRef spec,
-                        llvm::ArrayRef<std::string> extraFlags = {}) const;
+                        llvm::ArrayRef<std::string> extraFlags = {},
+                        llvm::StringRef input = "") const;
   /// The passes `<tag>`'s compile spent the most wall time in (empty
   /// without a timing report).
   std::vector<PassTime> slowestPasses(llvm::StringRef tag) const;

@@ -1,0 +1,361 @@
+//===- ModelRewrite.cpp - Rewrites of the model IREE compiles faster ------===//
+#include "stages/backends/iree/ModelRewrite.h"
+
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/FormatVariadic.h"
+
+#include <map>
+#include <optional>
+#include <variant>
+
+using namespace llvm;
+
+namespace retune::iree {
+namespace {
+
+/// A `!torch.vtensor<[d0,d1,...],element>` with static dims.
+struct TensorShape {
+  std::vector<int64_t> dims;
+  std::string element;
+};
+
+std::optional<TensorShape> staticShape(StringRef type) {
+  if (!type.consume_front("!torch.vtensor<[") || !type.consume_back(">"))
+    return std::nullopt;
+  auto [dims, element] = type.split("],");
+  TensorShape shape;
+  shape.element = element.str();
+  SmallVector<StringRef> parts;
+  dims.split(parts, ',');
+  for (StringRef dim : parts) {
+    int64_t value;
+    if (dim.trim().getAsInteger(10, value) || value < 0)
+      return std::nullopt;
+    shape.dims.push_back(value);
+  }
+  return shape;
+}
+
+std::string vtensor(ArrayRef<int64_t> dims, StringRef element) {
+  return formatv("!torch.vtensor<[{0}],{1}>",
+                 join(map_range(dims, [](int64_t d) { return std::to_string(d); }),
+                      ","),
+                 element)
+      .str();
+}
+
+std::string si64(int64_t value) { return formatv("{0} : si64", value).str(); }
+
+std::string si64Array(ArrayRef<int64_t> values) {
+  return "[" + join(map_range(values, si64), ", ") + "]";
+}
+
+std::string dims(ArrayRef<int64_t> values) {
+  return join(map_range(values, [](int64_t d) { return std::to_string(d); }),
+              "x");
+}
+
+/// One stride phase along one axis: output pixels s*q + r. `taps`: the
+/// kernel taps it meets, in the order its convolution reads them (the
+/// transposed convolution's kernel is flipped); the padding its
+/// convolution needs for the phase's share of the output.
+struct AxisPhase {
+  std::vector<int64_t> taps;
+  int64_t padBegin = 0;
+  int64_t padEnd = 0;
+};
+
+/// Output y = s*i - pad + t, so phase r meets the taps t = (r + pad) mod s
+/// + j*s, each at input i = q + (r + pad) div s - j.
+std::optional<AxisPhase> axisPhase(int64_t r, int64_t stride, int64_t kernel,
+                                   int64_t pad, int64_t in, int64_t out) {
+  int64_t first = (r + pad) % stride, shift = (r + pad) / stride;
+  AxisPhase phase;
+  for (int64_t t = first; t < kernel; t += stride)
+    phase.taps.insert(phase.taps.begin(), t);
+  int64_t taps = phase.taps.size();
+  phase.padBegin = taps - 1 - shift;
+  phase.padEnd = out / stride - 1 + taps - in - phase.padBegin;
+  if (taps == 0 || phase.padBegin < 0 || phase.padEnd < 0)
+    return std::nullopt;
+  return phase;
+}
+
+/// What the rewrite needs of one ConvTranspose.
+struct ConvTranspose {
+  TensorShape input, weights, output;
+  int64_t stride = 1;
+  std::vector<int64_t> kernel, pads;
+};
+
+/// The ConvTranspose as the rewrite takes it, or why it is left as it is.
+std::variant<ConvTranspose, std::string> readConvTranspose(const IreeIrOp &op) {
+  ConvTranspose ct;
+  std::optional<TensorShape> input = staticShape(op.operandType(0)),
+                             weights = staticShape(op.operandType(1)),
+                             output = staticShape(op.resultType(0));
+  if (!input || !weights || !output || input->dims.size() != 4 ||
+      weights->dims.size() != 4 || output->dims.size() != 4)
+    return std::string("not a 2-D convolution of static shape");
+  ct.input = *input;
+  ct.weights = *weights;
+  ct.output = *output;
+  auto ints = [&](StringRef name, std::vector<int64_t> fallback) {
+    return op.intArrayAttr(("torch.onnx." + name).str()).value_or(fallback);
+  };
+  std::vector<int64_t> strides = ints("strides", {1, 1});
+  ct.kernel = ints("kernel_shape", {weights->dims[2], weights->dims[3]});
+  ct.pads = ints("pads", {0, 0, 0, 0});
+  if (op.hasAttr("torch.onnx.output_shape"))
+    return std::string("it gives output_shape");
+  if (op.stringAttr("torch.onnx.auto_pad").value_or("NOTSET") != "NOTSET")
+    return std::string("it pads automatically (auto_pad)");
+  if (op.hasAttr("torch.onnx.group") &&
+      op.attr("torch.onnx.group") != "1 : si64")
+    return std::string("it has groups");
+  if (ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1})
+    return std::string("it is dilated");
+  if (ints("output_padding", {0, 0}) != std::vector<int64_t>{0, 0})
+    return std::string("it pads its output");
+  if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 2)
+    return std::string("its strides are not one stride above 1 on both axes");
+  if (ct.kernel.size() != 2 || ct.pads.size() != 4 ||
+      ct.kernel != std::vector<int64_t>{weights->dims[2], weights->dims[3]})
+    return std::string("its kernel_shape or pads are not those of a 2-D kernel");
+  ct.stride = strides[0];
+  if (output->dims[2] % ct.stride || output->dims[3] % ct.stride)
+    return std::string("its output is not a multiple of the stride");
+  return ct;
+}
+
+/// Builds ONNX ops (`torch.operator`) before `anchor`.
+class OnnxBuilder {
+public:
+  explicit OnnxBuilder(const IreeIrOp &anchor) : anchor(anchor) {}
+
+  Expected<IreeIrValue>
+  op(StringRef onnxName, std::vector<IreeIrValue> operands,
+     std::string resultType,
+     std::vector<std::pair<std::string, std::string>> attributes = {}) {
+    IreeIrOpSpec spec;
+    spec.name = "torch.operator";
+    spec.operands = std::move(operands);
+    spec.resultTypes = {std::move(resultType)};
+    spec.attributes = {{"name", "\"onnx." + onnxName.str() + "\""}};
+    for (auto &attribute : attributes)
+      spec.attributes.push_back(
+          {"torch.onnx." + attribute.first, std::move(attribute.second)});
+    Expected<IreeIrOp> created = anchor.insertBefore(spec);
+    if (!created)
+      return created.takeError();
+    return created->result(0);
+  }
+
+  /// A 1-D si64 constant, one per distinct value.
+  Expected<IreeIrValue> indices(ArrayRef<int64_t> values) {
+    std::vector<int64_t> key(values.begin(), values.end());
+    if (auto it = constants.find(key); it != constants.end())
+      return it->second;
+    std::string value =
+        formatv("dense<[{0}]> : tensor<{1}xsi64>",
+                join(map_range(values,
+                               [](int64_t v) { return std::to_string(v); }),
+                     ", "),
+                values.size())
+            .str();
+    Expected<IreeIrValue> constant =
+        op("Constant", {}, vtensor({int64_t(values.size())}, "si64"),
+           {{"value", value}});
+    if (constant)
+      constants[key] = *constant;
+    return constant;
+  }
+
+private:
+  const IreeIrOp &anchor;
+  std::map<std::vector<int64_t>, IreeIrValue> constants;
+};
+
+/// The kernel of one phase: the weights [Cin, Cout, kh, kw] at the phase's
+/// taps, as a convolution's [Cout, Cin, kh', kw'].
+Expected<IreeIrValue> phaseKernel(OnnxBuilder &b, const ConvTranspose &ct,
+                                  IreeIrValue weights, const AxisPhase &h,
+                                  const AxisPhase &w) {
+  int64_t cin = ct.weights.dims[0], cout = ct.weights.dims[1];
+  int64_t kh = h.taps.size(), kw = w.taps.size();
+  const std::string &e = ct.weights.element;
+  Expected<IreeIrValue> rows = b.indices(h.taps);
+  if (!rows)
+    return rows.takeError();
+  Expected<IreeIrValue> byRow =
+      b.op("Gather", {weights, *rows}, vtensor({cin, cout, kh, ct.kernel[1]}, e),
+           {{"axis", si64(2)}});
+  if (!byRow)
+    return byRow.takeError();
+  Expected<IreeIrValue> cols = b.indices(w.taps);
+  if (!cols)
+    return cols.takeError();
+  Expected<IreeIrValue> taps = b.op("Gather", {*byRow, *cols},
+                                    vtensor({cin, cout, kh, kw}, e),
+                                    {{"axis", si64(3)}});
+  if (!taps)
+    return taps.takeError();
+  return b.op("Transpose", {*taps}, vtensor({cout, cin, kh, kw}, e),
+              {{"perm", si64Array({1, 0, 2, 3})}});
+}
+
+/// A stride-1 convolution of the input with `kernel` for phases of the
+/// padding of `h` and `w`.
+Expected<IreeIrValue> phaseConv(OnnxBuilder &b, const ConvTranspose &ct,
+                                std::vector<IreeIrValue> operands,
+                                int64_t channels, const AxisPhase &h,
+                                const AxisPhase &w) {
+  int64_t s = ct.stride;
+  return b.op("Conv", std::move(operands),
+              vtensor({ct.output.dims[0], channels, ct.output.dims[2] / s,
+                       ct.output.dims[3] / s},
+                      ct.output.element),
+              {{"dilations", si64Array({1, 1})},
+               {"group", si64(1)},
+               {"kernel_shape", si64Array({int64_t(h.taps.size()),
+                                           int64_t(w.taps.size())})},
+               {"pads", si64Array({h.padBegin, w.padBegin, h.padEnd, w.padEnd})},
+               {"strides", si64Array({1, 1})}});
+}
+
+/// One convolution computes every phase when their kernels have one size
+/// and padding: the phases' kernels stacked on output channels, the bias
+/// repeated.
+Expected<IreeIrValue> stackedConv(OnnxBuilder &b, const ConvTranspose &ct,
+                                  IreeIrValue input,
+                                  std::vector<IreeIrValue> kernels,
+                                  std::optional<IreeIrValue> bias,
+                                  const AxisPhase &h, const AxisPhase &w) {
+  int64_t phases = kernels.size(), cout = ct.output.dims[1];
+  Expected<IreeIrValue> stacked =
+      b.op("Concat", std::move(kernels),
+           vtensor({phases * cout, ct.weights.dims[0], int64_t(h.taps.size()),
+                    int64_t(w.taps.size())},
+                   ct.weights.element),
+           {{"axis", si64(0)}});
+  if (!stacked)
+    return stacked.takeError();
+  std::vector<IreeIrValue> operands = {input, *stacked};
+  if (bias) {
+    Expected<IreeIrValue> biases =
+        b.op("Concat", std::vector<IreeIrValue>(phases, *bias),
+             vtensor({phases * cout}, ct.output.element), {{"axis", si64(0)}});
+    if (!biases)
+      return biases.takeError();
+    operands.push_back(*biases);
+  }
+  return phaseConv(b, ct, std::move(operands), phases * cout, h, w);
+}
+
+bool samePhase(const AxisPhase &a, const AxisPhase &b) {
+  return a.taps.size() == b.taps.size() && a.padBegin == b.padBegin &&
+         a.padEnd == b.padEnd;
+}
+
+/// Replaces `op` by its phases; false (nothing changed) when a phase meets
+/// no tap or would need negative padding.
+Expected<bool> rewritePhases(const IreeIrOp &op, const ConvTranspose &ct) {
+  int64_t s = ct.stride, cout = ct.output.dims[1];
+  std::vector<AxisPhase> rows, cols;
+  for (int64_t r = 0; r < s; ++r) {
+    std::optional<AxisPhase> h = axisPhase(r, s, ct.kernel[0], ct.pads[0],
+                                           ct.input.dims[2], ct.output.dims[2]);
+    std::optional<AxisPhase> w = axisPhase(r, s, ct.kernel[1], ct.pads[1],
+                                           ct.input.dims[3], ct.output.dims[3]);
+    if (!h || !w)
+      return false;
+    rows.push_back(*h);
+    cols.push_back(*w);
+  }
+  bool uniform =
+      all_of(rows, [&](const AxisPhase &p) { return samePhase(p, rows[0]); }) &&
+      all_of(cols, [&](const AxisPhase &p) { return samePhase(p, cols[0]); });
+  OnnxBuilder b(op);
+  IreeIrValue input = op.operand(0), weights = op.operand(1);
+  std::optional<IreeIrValue> bias;
+  if (op.numOperands() > 2)
+    bias = op.operand(2);
+  // Phases in DepthToSpace's DCR order: channel block rh * s + rw.
+  std::vector<IreeIrValue> parts;
+  for (const AxisPhase &h : rows)
+    for (const AxisPhase &w : cols) {
+      Expected<IreeIrValue> kernel = phaseKernel(b, ct, weights, h, w);
+      if (!kernel)
+        return kernel.takeError();
+      if (uniform) {
+        parts.push_back(*kernel);
+        continue;
+      }
+      std::vector<IreeIrValue> operands = {input, *kernel};
+      if (bias)
+        operands.push_back(*bias);
+      Expected<IreeIrValue> conv = phaseConv(b, ct, operands, cout, h, w);
+      if (!conv)
+        return conv.takeError();
+      parts.push_back(*conv);
+    }
+  int64_t phases = s * s;
+  Expected<IreeIrValue> stacked =
+      uniform ? stackedConv(b, ct, input, parts, bias, rows[0], cols[0])
+              : b.op("Concat", parts,
+                     vtensor({ct.output.dims[0], phases * cout,
+                              ct.output.dims[2] / s, ct.output.dims[3] / s},
+                             ct.output.element),
+                     {{"axis", si64(1)}});
+  if (!stacked)
+    return stacked.takeError();
+  Expected<IreeIrValue> interleaved =
+      b.op("DepthToSpace", {*stacked}, op.resultType(0),
+           {{"blocksize", si64(s)}, {"mode", "\"DCR\""}});
+  if (!interleaved)
+    return interleaved.takeError();
+  op.replaceUsesOfResult(0, *interleaved);
+  op.erase();
+  return true;
+}
+
+} // namespace
+
+Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module) {
+  std::vector<IreeIrOp> found;
+  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+    if (op.name() == "torch.operator" &&
+        op.stringAttr("name") == std::optional<std::string>("onnx.ConvTranspose"))
+      found.push_back(op);
+  });
+  RewriteReport report;
+  for (const IreeIrOp &op : found) {
+    std::string where = formatv("line {0}: ConvTranspose", op.line()).str();
+    std::variant<ConvTranspose, std::string> read = readConvTranspose(op);
+    if (auto *why = std::get_if<std::string>(&read)) {
+      report.left.push_back(where + ": left as it is: " + *why);
+      continue;
+    }
+    const ConvTranspose &ct = std::get<ConvTranspose>(read);
+    std::string what =
+        formatv("{0} {1} -> {2}, kernel {3}, stride {4}", where,
+                dims(ct.input.dims), dims(ct.output.dims), dims(ct.kernel),
+                ct.stride)
+            .str();
+    Expected<bool> rewritten = rewritePhases(op, ct);
+    if (!rewritten)
+      return rewritten.takeError();
+    if (*rewritten)
+      report.rewritten.push_back(
+          what + formatv(": {0} phase convolutions and DepthToSpace",
+                         ct.stride * ct.stride)
+                     .str());
+    else
+      report.left.push_back(what + ": left as it is: a phase meets no tap of "
+                                   "the kernel");
+  }
+  return report;
+}
+
+} // namespace retune::iree

@@ -1,0 +1,52 @@
+//===- ModelRewrite.h - Rewrites of the model IREE compiles faster --------===//
+//
+// Changes to the model's program (not to a dispatch's config) that compute
+// the same function with less work, made in the imported ONNX program
+// (torch dialect) through IREE's own library (IreeIr.h). The model-level
+// flag search (FlagsStage.h) builds its sets from the rewritten model and
+// checks their results against the model as imported.
+//
+// A strided ConvTranspose: IREE (torch-mlir's lowering) computes it as a
+// convolution over the input with stride - 1 zeros inserted between pixels,
+// so of a 4x4 kernel at stride 2 three taps in four multiply a zero, and of
+// a 2x2 kernel at stride 2 all but one. Output pixel y = s*q + r (its phase
+// r) only ever meets the kernel taps t = (r + p) mod s + j*s; so each of the
+// s*s phases is an ordinary convolution of the input as it is with those
+// taps (flipped), and ONNX's DepthToSpace (DCR) interleaves the phases'
+// channels into the output. Measured on a ViT's decoder (three 4x4 stride-2
+// layers, 2 threads): 516 ms -> 220 ms for the whole model
+// (docs/iree-backend.md, "Strided ConvTranspose").
+//
+//===----------------------------------------------------------------------===//
+#ifndef RETUNE_IREE_MODELREWRITE_H
+#define RETUNE_IREE_MODELREWRITE_H
+
+#include "stages/backends/iree/IreeIr.h"
+
+#include <string>
+#include <vector>
+
+namespace retune::iree {
+
+/// What a rewrite did to a model: a line per op rewritten, and a line per op
+/// of the kind left as it was, with why.
+struct RewriteReport {
+  std::vector<std::string> rewritten;
+  std::vector<std::string> left;
+};
+
+/// Rewrites every 2-D `onnx.ConvTranspose` with a stride above 1 (the same
+/// on both axes), group 1, no dilation, no output padding, static shapes and
+/// an output a multiple of the stride into its stride phases: per phase a
+/// `onnx.Conv` of the input with the phase's taps of the kernel (two
+/// `onnx.Gather`s and a `onnx.Transpose` of the weights, which IREE
+/// evaluates once: at compile time, or at load time for external weights),
+/// the phases concatenated on channels and `onnx.DepthToSpace`. When every
+/// phase has the same kernel size and padding (a 2x2 kernel at stride 2),
+/// the phases' weights are concatenated instead, and one convolution
+/// computes all of them. An error only when IREE refuses an op built here.
+Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module);
+
+} // namespace retune::iree
+
+#endif // RETUNE_IREE_MODELREWRITE_H
