@@ -557,6 +557,8 @@ public:
       steps.dumpInputs.push_back(kChosenFlags.str());
       steps.dumpReady = chosenFlags(paths.buildDir).has_value();
       steps.takeaways.push_back("compile_flags.txt");
+      if (!config.iree.chosenModel.empty())
+        steps.takeaways.push_back(config.iree.chosenModel);
     }
     return steps;
   }
@@ -565,8 +567,13 @@ public:
                        const TuneConfig &config) const override {
     if (flagSetsOf(config).empty())
       return;
+    // The rewritten model the choice builds from is the edge's output too:
+    // once damaged (VERIFY removes it) the search makes it again.
+    std::vector<std::string> outputs = {"compile_flags.txt"};
+    if (!config.iree.chosenModel.empty())
+      outputs.push_back(config.iree.chosenModel);
     w.build({{kChosenFlags.str()},
-             {"compile_flags.txt"},
+             std::move(outputs),
              "flags",
              {importedModel(config)},
              {kFlagSetsFile.str(), config.iree.compile},

@@ -549,18 +549,36 @@ std::optional<FlagChoiceSummary> readFlagChoice() {
   if (const json::Array *list = choice.getArray("chosen"))
     chosen = *list;
   result.defaultMedian = choice.getNumber("default_median_s").value_or(0);
+  // The model the chosen set builds from: the flag search's rewrite of it
+  // (ModelRewrite.h), or "" for the model as given.
+  StringRef input = choice.getString("input").value_or("");
   // The chosen set's ratio to the default flags, measured interleaved.
   if (const json::Array *sets = choice.getArray("sets"))
     for (const json::Value &set : *sets) {
       const json::Object *o = set.getAsObject();
       const json::Array *flags = o ? o->getArray("flags") : nullptr;
-      std::optional<double> ratio = o ? o->getNumber("ratio") : std::nullopt;
-      if (!chosen.empty() && flags && *flags == chosen && ratio && *ratio > 0)
-        result.speedup = 1 / *ratio;
+      double ratio = o ? o->getNumber("ratio").value_or(0) : 0;
+      bool isChosen = (!chosen.empty() || !input.empty()) && flags &&
+                      *flags == chosen &&
+                      o->getString("input").value_or("") == input;
+      if (isChosen && ratio > 0)
+        result.speedup = 1 / ratio;
     }
   std::string reason = choice.getString("reason").value_or("").str();
+  const json::Array *rewritten = choice.getArray("rewritten");
+  if (!input.empty() && rewritten)
+    reason += formatv("; the model it builds from is {0}, the model with {1} "
+                      "strided ConvTranspose(s) rewritten as stride phases "
+                      "(compile it in place of the model as given)",
+                      input, rewritten->size())
+                  .str();
   result.summary =
       json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
+  if (!input.empty()) {
+    result.summary["model"] = input;
+    if (rewritten)
+      result.summary["rewritten"] = json::Array(*rewritten);
+  }
   return result;
 }
 

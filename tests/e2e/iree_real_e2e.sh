@@ -137,6 +137,40 @@ print(len(records) >= 1, all(json.load(open(r))["cached"] for r in records))
 PY
 )" "True True" "the model step's lost builds are replayed, not compiled"
 
+echo "== strided ConvTransposes: the flag search rewrites them, checks the rewrite against the model and the later steps compile it"
+ct=$work/conv_transpose
+mkdir -p "$ct" && cp "$source_dir/tests/e2e/tiny/conv_transpose.mlir" "$ct/model.mlir"
+sed -e 's/^entry = .*/entry = "main_graph"/' -e 's/^path = .*/path = "model.mlir"/' \
+  "$source_dir/examples/mlp/tune-iree.toml" >"$ct/tune.toml"
+quick "$ct/tune.toml" 2
+"$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "retune plan (conv_transpose)"
+ninja -C "$ct/build" flags/chosen.json >"$work/ct.log" 2>&1 || { fail "ninja flags (conv_transpose)"; tail -20 "$work/ct.log"; }
+# Every set builds from the rewrite (the default flags on it too), and each
+# computes the model's results on seeded inputs and weights: the rewrite is
+# checked by the real IREE, whichever set the timing chooses.
+# (A set whose module another set built is not run again: not_applied.)
+expect_contains "$(json_field "$ct/build/flags/chosen.json" 'len(d["rewritten"]), d["sets"][0]["flags"], sorted(set(s["input"] for s in d["sets"])), [s["status"] for s in d["sets"]][:2], all(s["status"] in ("ok", "not_applied") for s in d["sets"])')" \
+  "2 [] ['flags/rewritten.mlir'] ['ok', 'ok'] True" "both ConvTransposes are rewritten and every set on the rewrite computes the model's results"
+grep -c '"onnx.DepthToSpace"' "$ct/build/flags/rewritten.mlir" | grep -qx 2 \
+  && pass "flags/rewritten.mlir interleaves both layers' phases" || fail "no DepthToSpace in flags/rewritten.mlir"
+# A choice that builds from the rewrite: the dump compiles it, and the
+# flags edge makes it (a damaged copy is redone by the search).
+python3 - "$ct/build/flags/chosen.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritten.mlir"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+"$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (conv_transpose)"
+expect_contains "$(grep '^build dispatches/index.json' "$ct/build/build.ninja")" "dump flags/rewritten.mlir" \
+  "the dump compiles the rewritten model the choice names"
+expect_contains "$(grep '^build flags/chosen.json' "$ct/build/build.ninja")" "| compile_flags.txt flags/rewritten.mlir:" \
+  "the flag search makes the rewritten model"
+rm "$ct/build/flags/rewritten.mlir"
+out=$("$retune" plan "$ct/tune.toml" -B "$ct/build" 2>&1) || fail "re-plan without the rewritten model"
+expect_contains "$out" "chooses the rewritten model flags/rewritten.mlir, which is gone: the flag search runs again" \
+  "a choice whose rewritten model is gone is redone"
+[ ! -e "$ct/build/flags/chosen.json" ] && pass "the damaged choice is removed" || fail "flags/chosen.json kept"
+
 echo "== a transpose: data movement gets candidates that reach IREE"
 tr=$work/transpose
 mkdir -p "$tr" && cp "$source_dir/tests/e2e/tiny/transpose.mlir" "$tr/model.mlir"

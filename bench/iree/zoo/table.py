@@ -42,7 +42,21 @@ def flag_outcomes(build):
         what = (f"{s['ratio']:.3f}x the default's time{bound}"
                 if s.get("ratio")
                 else f"{s.get('status')}: {s.get('message', '')[:90]}")
-        yield " ".join(s.get("flags", [])), what
+        flags = " ".join(s.get("flags", [])) or "default flags"
+        if s.get("input"):
+            flags += f" on {s['input']}"
+        yield flags, what
+
+
+def rewrites(build):
+    """What the flag search rewrote in the model (flags/chosen.json)."""
+    chosen = json.load(open(f"{build}/flags/chosen.json"))
+    for line in chosen.get("rewritten", []):
+        yield f"rewritten: {line}"
+    for line in chosen.get("not_rewritten", []):
+        yield f"not rewritten: {line}"
+    if chosen.get("input"):
+        yield f"the chosen set builds from {chosen['input']}"
 
 
 def hottest_in_model(build, count=5):
@@ -116,6 +130,8 @@ def main():
     for m in models:
         f = facts[m]
         print(f"\n{m}: compile flags chosen: {' '.join(f['flags']) or '(default)'}")
+        for line in rewrites(f"{work}/{m}/build"):
+            print(f"  {line}")
         for flags, what in flag_outcomes(f"{work}/{m}/build"):
             print(f"  flag set [{flags}]: {what}")
         for reason, n in f["reasons"].most_common():

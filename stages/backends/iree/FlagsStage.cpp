@@ -8,7 +8,10 @@
 // while undecided, only the sets that could still be chosen), and writes
 // flags/chosen.json and
 // compile_flags.txt. A set that fails to compile or computes other results
-// is a recorded outcome, never an error.
+// is a recorded outcome, never an error. A model with strided
+// ConvTransposes is rewritten first (ModelRewrite.h, flags/rewritten.mlir):
+// every set, and the default flags as one more, builds from the rewrite,
+// checked and timed against the default build of the model as given.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/FlagsStage.h"
@@ -199,7 +202,9 @@ Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
   }
   choice.rewritten = report->rewritten;
   std::string path = run.inWork("rewritten.mlir");
-  if (Error err = writeFileAtomic(path, (*module)->print()))
+  // Hashed: it is a take-away (compiled in place of the model), checked
+  // by every build's VERIFY.
+  if (Error err = writeHashedFile(path, (*module)->print()))
     return std::move(err);
   return path;
 }

@@ -95,6 +95,48 @@ TEST(ModelFlags, ASetTheChosenOneIsNotEstablishedFasterThanIsNamedAsATie) {
   EXPECT_TRUE(none.tiedWith.empty());
 }
 
+TEST(ModelFlags, ASetOnTheRewrittenModelIsChosenWithItsInputAndTiesKeepIt) {
+  // The default flags on the rewritten model (no flags) win: the choice
+  // names its input, though its flags are empty; a set on the same model
+  // ties with it.
+  FlagSetOutcome rewrittenDefault = measured({}, 0.70);
+  rewrittenDefault.input = "flags/rewritten.mlir";
+  FlagSetOutcome rewrittenSet = measured({"--b"}, 0.72);
+  rewrittenSet.input = "flags/rewritten.mlir";
+  FlagChoice choice;
+  choice.sets = {rewrittenDefault, rewrittenSet};
+  choice.rewritten = {"line 4: ConvTranspose 1x3x5x6 -> 1x4x10x12, kernel "
+                      "4x4, stride 2: 4 phase convolutions and DepthToSpace"};
+  choice.notRewritten = {"line 7: ConvTranspose: left as it is: it has groups"};
+  chooseFlagSet(choice, 0.02);
+  EXPECT_TRUE(choice.chosen.empty());
+  EXPECT_EQ(choice.chosenInput, "flags/rewritten.mlir");
+  EXPECT_NE(choice.reason.find("the default flags on the rewritten model runs "
+                               "the model in 0.700x"),
+            std::string::npos)
+      << choice.reason;
+  noteTiedSet(choice, {{700, 720, 690}, {710, 700, 730}});
+  EXPECT_EQ(choice.tiedWith, FlagSet{"--b"});
+  EXPECT_EQ(choice.tiedWithInput, "flags/rewritten.mlir");
+  Expected<FlagChoice> back = flagChoiceFromJson(toJson(choice));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->chosenInput, "flags/rewritten.mlir");
+  EXPECT_EQ(back->tiedWithInput, "flags/rewritten.mlir");
+  EXPECT_EQ(back->rewritten, choice.rewritten);
+  EXPECT_EQ(back->notRewritten, choice.notRewritten);
+  ASSERT_EQ(back->sets.size(), 2u);
+  EXPECT_EQ(back->sets[1].input, "flags/rewritten.mlir");
+  // Nothing beats the model as given: no input is chosen.
+  FlagChoice slower;
+  rewrittenDefault.ratio = rewrittenDefault.ratioUpper = 1.01;
+  slower.sets = {rewrittenDefault};
+  chooseFlagSet(slower, 0.02);
+  EXPECT_TRUE(slower.chosenInput.empty());
+  EXPECT_NE(slower.reason.find("best: the default flags on the rewritten model"),
+            std::string::npos)
+      << slower.reason;
+}
+
 TEST(ModelFlags, ChoosesTheFastestCorrectSetBeyondTheMargin) {
   FlagChoice choice;
   choice.sets = {measured({"--a"}, 0.7, Status::WrongResult),

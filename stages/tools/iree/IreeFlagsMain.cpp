@@ -29,7 +29,10 @@ int main(int argc, char **argv) {
       "retune-iree-flags: compile the whole model with each flag set of "
       "--sets added to the compile flags, check its results against the "
       "default build's, time it interleaved with the default build, and "
-      "write the chosen set (--output) and the full flags (--flags-file).\n");
+      "write the chosen set (--output) and the full flags (--flags-file). A "
+      "model with strided ConvTransposes is rewritten into their stride "
+      "phases first (<work dir>/rewritten.mlir), and every set builds from "
+      "that.\n");
   retune::iree::FlagsOptions options;
   options.run = tools::modelRunOptionsFromCommandLine();
   options.setsPath = setsPath;
