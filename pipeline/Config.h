@@ -39,6 +39,9 @@ struct IreeConfig {
   /// The compile flags before the search's choice is added (compileFlags
   /// holds both once `retune plan` has read flags/chosen.json).
   std::vector<std::string> baseCompileFlags;
+  /// Whether the flag search may rewrite the model (ModelRewrite.h): off
+  /// for a deployment that compiles the model exactly as given.
+  bool rewriteModel = true;
   /// The model as the flag search rewrote it (flags/rewritten.mlir,
   /// ModelRewrite.h) when the chosen set builds from it: the steps after
   /// the search compile it. Empty: the model as given.

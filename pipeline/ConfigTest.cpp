@@ -154,6 +154,7 @@ benchmark_flags = ["--input=1xf32"]
 devices = ["hip://0", "hip://1"]
 repetitions = 4
 model_rounds = 2
+rewrite_model = false
 dump_timeout_s = 60
 profile = "profile.txt"
 min_share = 0.05
@@ -174,6 +175,7 @@ seed = 7
   EXPECT_EQ(i.compileFlags.size(), 2u);
   EXPECT_EQ(i.repetitions, 4u);
   EXPECT_EQ(i.modelRounds, 2u);
+  EXPECT_FALSE(i.rewriteModel);
   EXPECT_EQ(i.dumpTimeout, 60u);
   EXPECT_DOUBLE_EQ(config->minShare, 0.05);
   EXPECT_EQ(config->topK, 3u);
@@ -186,6 +188,8 @@ TEST(ConfigTest, IreeErrorsNameFileLineAndKey) {
   EXPECT_EQ(errorOf(head + "[iree]\ndevices = []\n"),
             "/repo/tune.toml:6: [iree] devices must be a non-empty array of "
             "non-empty one-line strings");
+  EXPECT_EQ(errorOf(head + "[iree]\nrewrite_model = \"yes\"\n"),
+            "/repo/tune.toml:6: [iree] rewrite_model must be true or false");
   EXPECT_EQ(errorOf(head + "[iree]\ncompile_flags = [\"a\", 3]\n"),
             "/repo/tune.toml:6: [iree] compile_flags must be an array of "
             "non-empty one-line strings");

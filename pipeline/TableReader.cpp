@@ -47,6 +47,17 @@ Error TableReader::unsignedKey(StringRef key, unsigned &out, int64_t min,
   return Error::success();
 }
 
+Error TableReader::boolKey(StringRef key, bool &out) {
+  const toml::node *node = find(key);
+  if (!node)
+    return Error::success();
+  std::optional<bool> value = node->value<bool>();
+  if (!node->is_boolean() || !value)
+    return bad(*node, key, "true or false");
+  out = *value;
+  return Error::success();
+}
+
 Error TableReader::durationKey(StringRef key, double &out) {
   const toml::node *node = find(key);
   if (!node)

@@ -37,6 +37,7 @@ public:
   /// A duration: "90s", "30m", "2h", "1h30m" or "0" (none).
   Error durationKey(llvm::StringRef key, double &out);
   Error realKey(llvm::StringRef key, double &out, double min, double max);
+  Error boolKey(llvm::StringRef key, bool &out);
   /// A non-empty one-line string, one of `allowed` when that is not empty.
   Error stringKey(llvm::StringRef key, std::string &out,
                   llvm::ArrayRef<llvm::StringRef> allowed = {});

@@ -481,6 +481,8 @@ public:
       return err;
     if (Error err = r.stringListsKey("flag_sets", i.flagSets))
       return err;
+    if (Error err = r.boolKey("rewrite_model", i.rewriteModel))
+      return err;
     if (Error err = r.stringListKey("devices", i.devices, true))
       return err;
     if (Error err = r.unsignedKey("repetitions", i.repetitions, 1, 1000))
@@ -578,7 +580,8 @@ public:
              {importedModel(config)},
              {kFlagSetsFile.str(), config.iree.compile},
              {},
-             {}});
+             {{"rewrite_flag",
+               config.iree.rewriteModel ? "" : "--no-model-rewrite"}}});
   }
 
   CandidatesEdgeParts candidatesEdge(const TuneConfig &,

@@ -170,6 +170,12 @@ out=$("$retune" plan "$ct/tune.toml" -B "$ct/build" 2>&1) || fail "re-plan witho
 expect_contains "$out" "chooses the rewritten model flags/rewritten.mlir, which is gone: the flag search runs again" \
   "a choice whose rewritten model is gone is redone"
 [ ! -e "$ct/build/flags/chosen.json" ] && pass "the damaged choice is removed" || fail "flags/chosen.json kept"
+# [iree] rewrite_model = false: the model is searched as given.
+sed -i 's/^\[iree\]$/[iree]\nrewrite_model = false/' "$ct/tune.toml"
+"$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (rewrite_model = false)"
+ninja -C "$ct/build" flags/chosen.json >"$work/ct.log" 2>&1 || { fail "ninja flags (rewrite_model = false)"; tail -20 "$work/ct.log"; }
+expect_contains "$(json_field "$ct/build/flags/chosen.json" '"rewritten" in d, "input" in d, any("input" in s for s in d["sets"])')" \
+  "False False False" "with rewrite_model = false nothing is rewritten"
 
 echo "== a transpose: data movement gets candidates that reach IREE"
 tr=$work/transpose

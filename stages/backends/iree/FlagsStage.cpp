@@ -226,7 +226,9 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   // With a rewrite of the model, every set builds from it, and so do the
   // default flags (the rewrite's own gain); the default build, which all
   // are checked and timed against, is the model as given.
-  Expected<std::string> rewritten = writeRewrittenModel(*runner, choice);
+  Expected<std::string> rewritten =
+      options.rewriteModel ? writeRewrittenModel(*runner, choice)
+                           : Expected<std::string>(std::string());
   if (!rewritten)
     return rewritten.takeError();
   if (!rewritten->empty())

@@ -26,6 +26,9 @@ struct FlagsOptions {
   std::string flagsFile{};
   /// A set must beat the default by this fraction of its time.
   double margin = 0.02;
+  /// Whether the model's strided ConvTransposes are rewritten first
+  /// (ModelRewrite.h) and the sets built from the rewrite.
+  bool rewriteModel = true;
 };
 
 /// Compiles the whole model with the default flags and with each set of

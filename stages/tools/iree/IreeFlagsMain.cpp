@@ -39,5 +39,6 @@ int main(int argc, char **argv) {
   options.outputPath = outputPath;
   options.flagsFile = flagsFile;
   options.margin = margin;
+  options.rewriteModel = !noModelRewrite;
   return finishTool("retune-iree-flags", iree::runFlagsStage(options));
 }
