@@ -156,12 +156,12 @@ void compileAhead(const ModelRunner &runner, ArrayRef<FlagSet> sets,
 
 /// Why the model is searched as given although it has ops to rewrite.
 void noteNotRewritten(StringRef why) {
-  errs() << "retune-iree-flags: note: the model's strided ConvTransposes are "
-            "not rewritten: "
-         << why << "\n";
+  errs() << "retune-iree-flags: note: the model is not rewritten: " << why
+         << "\n";
 }
 
-/// The model with its strided ConvTransposes rewritten (ModelRewrite.h),
+/// The model with its strided ConvTransposes and its Gemms that share
+/// weights rewritten (ModelRewrite.h),
 /// written beside the search's builds, and what was rewritten in `choice`:
 /// its path, or "" when the model has nothing to rewrite. A rewrite that
 /// cannot be made (no IREE library, which makes it, or an op IREE refuses)
@@ -174,7 +174,8 @@ Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
     return text.takeError();
   // Parsing a model with its weights inline takes seconds: only a model
   // with an op to rewrite is parsed.
-  if (!StringRef(*text).contains("\"onnx.ConvTranspose\""))
+  if (!StringRef(*text).contains("\"onnx.ConvTranspose\"") &&
+      !StringRef(*text).contains("\"onnx.Gemm\""))
     return "";
   const IreeIrLibrary *library =
       IreeIrLibrary::forTool(runner.ireeTools().compile);
@@ -188,19 +189,24 @@ Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
     noteNotRewritten(toString(module.takeError()));
     return "";
   }
-  Expected<RewriteReport> report = rewriteStridedConvTransposes(**module);
-  if (!report) {
-    noteNotRewritten(toString(report.takeError()));
-    return "";
+  RewriteReport all;
+  for (auto rewrite : {rewriteStridedConvTransposes, batchSharedWeightGemms}) {
+    Expected<RewriteReport> report = rewrite(**module);
+    if (!report) {
+      noteNotRewritten(toString(report.takeError()));
+      return "";
+    }
+    llvm::append_range(all.rewritten, report->rewritten);
+    llvm::append_range(all.left, report->left);
   }
-  choice.notRewritten = report->left;
-  if (report->rewritten.empty())
+  choice.notRewritten = all.left;
+  if (all.rewritten.empty())
     return "";
   if (Error err = (*module)->verify()) {
     noteNotRewritten(toString(std::move(err)));
     return "";
   }
-  choice.rewritten = report->rewritten;
+  choice.rewritten = all.rewritten;
   std::string path = run.inWork("rewritten.mlir");
   // Hashed: it is a take-away (compiled in place of the model), checked
   // by every build's VERIFY.

@@ -99,6 +99,9 @@ struct IreeIrLibrary::Api {
   X(mlirArrayAttrGetElement)                                                   \
   X(mlirAttributeIsAInteger)                                                   \
   X(mlirIntegerAttrGetValueSInt)                                               \
+  X(mlirOperationMoveBefore)                                                   \
+  X(mlirValueIsAOpResult)                                                      \
+  X(mlirOpResultGetOwner)                                                      \
   X(mlirLinalgGetIndexingMapsAttribute)
 #define RETUNE_DECLARE(name) decltype(&::name) name;
   RETUNE_MLIR_C_API(RETUNE_DECLARE)
@@ -569,6 +572,18 @@ void IreeIrOp::replaceUsesOfResult(unsigned i, IreeIrValue with) const {
 }
 
 void IreeIrOp::erase() const { lib->api().mlirOperationDestroy(wrapOp(op)); }
+
+void IreeIrOp::moveBefore(const IreeIrOp &other) const {
+  lib->api().mlirOperationMoveBefore(wrapOp(op), wrapOp(other.op));
+}
+
+std::optional<IreeIrOp> IreeIrOp::definingOp(IreeIrValue value) const {
+  const IreeIrLibrary::Api &api = lib->api();
+  MlirValue v{value.value};
+  if (!api.mlirValueIsAOpResult(v))
+    return std::nullopt;
+  return IreeIrOp(*lib, api.mlirOpResultGetOwner(v).ptr);
+}
 
 std::string IreeIrOp::linalgIndexingMaps() const {
   const IreeIrLibrary::Api &api = lib->api();

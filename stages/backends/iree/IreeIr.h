@@ -81,6 +81,12 @@ public:
   void replaceUsesOfResult(unsigned i, IreeIrValue with) const;
   /// Removes the op from its block and destroys it (no use may remain).
   void erase() const;
+  /// Moves the op just before `other` (in `other`'s block).
+  void moveBefore(const IreeIrOp &other) const;
+  /// The op that defines `value`, or none for a block argument.
+  std::optional<IreeIrOp> definingOp(IreeIrValue value) const;
+  /// The op's identity (equal for views of the same op).
+  const void *id() const { return op; }
   /// The indexing maps of a linalg op as IREE prints them (its
   /// `indexing_maps` attribute, implicit for named ops), or "".
   std::string linalgIndexingMaps() const;

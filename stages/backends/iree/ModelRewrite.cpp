@@ -5,7 +5,9 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FormatVariadic.h"
 
+#include <functional>
 #include <map>
+#include <set>
 #include <optional>
 #include <variant>
 
@@ -354,6 +356,186 @@ Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module)
     else
       report.left.push_back(what + ": left as it is: a phase meets no tap of "
                                    "the kernel");
+  }
+  return report;
+}
+
+} // namespace retune::iree
+
+namespace retune::iree {
+namespace {
+
+bool isOnnx(const IreeIrOp &op, StringRef name) {
+  return op.name() == "torch.operator" &&
+         op.stringAttr("name") == std::optional<std::string>(("onnx." + name).str());
+}
+
+/// Ops that only index or reshape their operands: moving one up, before
+/// ops it does not read, changes nothing it computes.
+bool onlyIndexes(const IreeIrOp &op) {
+  for (StringRef name : {"Gather", "Slice", "Squeeze", "Unsqueeze", "Reshape",
+                         "Flatten", "Constant"})
+    if (isOnnx(op, name))
+      return true;
+  return false;
+}
+
+/// How many index or reshape ops deep a batched Gemm's input may be made
+/// after the group's first Gemm (they move up).
+constexpr unsigned kIndexDepth = 4;
+
+/// One group: Gemms with the same weights, bias, attributes and input type.
+struct GemmGroup {
+  std::vector<size_t> members;
+};
+
+std::string gemmKey(const IreeIrOp &gemm) {
+  std::string key = formatv("{0}/{1}/{2}", gemm.operand(1).value,
+                            gemm.numOperands() > 2 ? gemm.operand(2).value
+                                                   : nullptr,
+                            gemm.operandType(0))
+                        .str();
+  for (StringRef attr : {"torch.onnx.alpha", "torch.onnx.beta",
+                         "torch.onnx.transA", "torch.onnx.transB"})
+    key += "/" + gemm.attr(attr);
+  return key;
+}
+
+} // namespace
+
+Expected<RewriteReport> batchSharedWeightGemms(const IreeIrModule &module) {
+  RewriteReport report;
+  std::vector<IreeIrOp> functions;
+  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+    if (op.name() == "func.func")
+      functions.push_back(op);
+  });
+  for (const IreeIrOp &function : functions) {
+    std::vector<IreeIrOp> ops = function.children();
+    std::map<const void *, size_t> position;
+    for (auto [i, op] : enumerate(ops))
+      position[op.id()] = i;
+    std::map<std::string, GemmGroup> groups;
+    std::vector<std::string> order;
+    for (auto [i, op] : enumerate(ops)) {
+      if (!isOnnx(op, "Gemm") || op.numOperands() < 2 || op.numResults() != 1 ||
+          op.attr("torch.onnx.transA") == "1 : si64")
+        continue;
+      std::optional<TensorShape> a = staticShape(op.operandType(0));
+      if (!a || a->dims.size() != 2 || !staticShape(op.resultType(0)))
+        continue;
+      std::string key = gemmKey(op);
+      if (!groups.count(key))
+        order.push_back(key);
+      groups[key].members.push_back(i);
+    }
+    for (const std::string &key : order) {
+      const std::vector<size_t> &members = groups[key].members;
+      if (members.size() < 2)
+        continue;
+      size_t first = members.front();
+      auto before = [&](IreeIrValue value) {
+        std::optional<IreeIrOp> def = ops[first].definingOp(value);
+        if (!def)
+          return true;
+        auto it = position.find(def->id());
+        return it != position.end() && it->second < first;
+      };
+      // Each member's input, available before the first member as it is
+      // or once the op that makes it (an index or reshape of values that
+      // are) moves up.
+      // A value is ready at the first member when it is defined before it,
+      // or by an index or reshape op (a constant among them) whose operands
+      // are ready, a few ops deep: those ops move up, operands first.
+      std::function<bool(IreeIrValue, unsigned, std::vector<IreeIrOp> &)>
+          ready = [&](IreeIrValue value, unsigned depth,
+                      std::vector<IreeIrOp> &moves) {
+            if (before(value))
+              return true;
+            std::optional<IreeIrOp> def = ops[first].definingOp(value);
+            if (!def || depth == 0 || !position.count(def->id()) ||
+                !onlyIndexes(*def) || def->numResults() != 1)
+              return false;
+            for (unsigned k = 0; k < def->numOperands(); ++k)
+              if (!ready(def->operand(k), depth - 1, moves))
+                return false;
+            moves.push_back(*def);
+            return true;
+          };
+      std::vector<size_t> batched;
+      std::vector<IreeIrOp> toMove;
+      std::set<const void *> moving;
+      for (size_t m : members) {
+        std::vector<IreeIrOp> moves;
+        if (!ready(ops[m].operand(0), kIndexDepth, moves))
+          continue;
+        batched.push_back(m);
+        for (const IreeIrOp &op : moves)
+          if (moving.insert(op.id()).second)
+            toMove.push_back(op);
+      }
+      if (batched.size() < 2)
+        continue;
+      const IreeIrOp &anchor = ops[batched.front()];
+      for (const IreeIrOp &op : toMove)
+        op.moveBefore(anchor);
+      TensorShape a = *staticShape(anchor.operandType(0));
+      TensorShape out = *staticShape(anchor.resultType(0));
+      int64_t n = batched.size(), rows = a.dims[0];
+      OnnxBuilder b(anchor);
+      std::vector<IreeIrValue> inputs;
+      for (size_t m : batched)
+        inputs.push_back(ops[m].operand(0));
+      Expected<IreeIrValue> stacked =
+          b.op("Concat", inputs, vtensor({n * rows, a.dims[1]}, a.element),
+               {{"axis", si64(0)}});
+      if (!stacked)
+        return stacked.takeError();
+      std::vector<IreeIrValue> operands = {*stacked, anchor.operand(1)};
+      if (anchor.numOperands() > 2)
+        operands.push_back(anchor.operand(2));
+      std::vector<std::pair<std::string, std::string>> attributes;
+      for (StringRef attr : {"alpha", "beta", "transB"})
+        if (anchor.hasAttr(("torch.onnx." + attr).str()))
+          attributes.push_back(
+              {attr.str(), anchor.attr(("torch.onnx." + attr).str())});
+      Expected<IreeIrValue> product =
+          b.op("Gemm", operands, vtensor({n * rows, out.dims[1]}, out.element),
+               attributes);
+      if (!product)
+        return product.takeError();
+      Expected<IreeIrValue> axes = b.indices({0});
+      if (!axes)
+        return axes.takeError();
+      for (auto [k, m] : enumerate(batched)) {
+        Expected<IreeIrValue> starts = b.indices({int64_t(k) * rows});
+        Expected<IreeIrValue> ends = b.indices({int64_t(k + 1) * rows});
+        if (!starts || !ends)
+          return joinErrors(starts.takeError(), ends.takeError());
+        Expected<IreeIrValue> row = b.op(
+            "Slice", {*product, *starts, *ends, *axes}, ops[m].resultType(0));
+        if (!row)
+          return row.takeError();
+        ops[m].replaceUsesOfResult(0, *row);
+      }
+      report.rewritten.push_back(
+          formatv("line {0}: {1} Gemms of {2}x{3} by the same {4} weights: one "
+                  "Gemm of {5}x{3}",
+                  anchor.line(), n, rows, a.dims[1],
+                  dims(staticShape(anchor.operandType(1))
+                           .value_or(TensorShape{})
+                           .dims),
+                  n * rows)
+              .str());
+      if (members.size() > batched.size())
+        report.left.push_back(
+            formatv("line {0}: {1} Gemm(s) by the same weights left as they "
+                    "are: their inputs are not ready before the first",
+                    anchor.line(), members.size() - batched.size())
+                .str());
+      for (size_t m : batched)
+        ops[m].erase();
+    }
   }
   return report;
 }

@@ -17,6 +17,9 @@
 // layers, 2 threads): 516 ms -> 220 ms for the whole model
 // (docs/iree-backend.md, "Strided ConvTranspose").
 //
+// Gemms that share their weights and not their inputs' dependencies are
+// batched into one (batchSharedWeightGemms).
+//
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_IREE_MODELREWRITE_H
 #define RETUNE_IREE_MODELREWRITE_H
@@ -46,6 +49,18 @@ struct RewriteReport {
 /// the phases' weights are concatenated instead, and one convolution
 /// computes all of them. An error only when IREE refuses an op built here.
 Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module);
+
+/// Batches `onnx.Gemm`s that multiply by the same weights (and add the same
+/// bias, with the same attributes) and whose inputs do not depend on one
+/// another into one Gemm over their inputs stacked on rows (`onnx.Concat`),
+/// each original result a row `onnx.Slice` of it. An exported recurrent
+/// network projects each time step's input by the same weights in a Gemm of
+/// one row: batched, the weights are read once, not once per step (measured
+/// on a CRNN's LSTM: docs/iree-backend.md). An input counts when it is
+/// defined before the group's first Gemm, or by an op that only reshapes or
+/// indexes values defined before it (moved up); a Gemm whose input depends
+/// on the group's results (the recurrence) stays as it is.
+Expected<RewriteReport> batchSharedWeightGemms(const IreeIrModule &module);
 
 } // namespace retune::iree
 

@@ -80,7 +80,58 @@ TEST(ModelRewrite, StridedConvTransposesBecomePhaseConvolutionsAndOthersStay) {
   EXPECT_EQ(count(printed, "\"onnx.Conv\""), 14u);
 }
 
-TEST(ModelRewrite, TheRewrittenModelComputesWhatTheModelDoes) {
+// An exported recurrent step as iree-import-onnx writes it: each step's
+// input row (a Gather of the sequence, its index a constant made on the
+// way) projected by the same weights and bias, then a recurrence whose
+// Gemm reads the previous step's result (which stays as it is).
+constexpr const char *kRecurrence = R"mlir(
+module {
+  func.func @main_graph(%x: !torch.vtensor<[3,1,8],f32>, %w: !torch.vtensor<[5,8],f32>, %b: !torch.vtensor<[5],f32>, %r: !torch.vtensor<[5,5],f32>) -> !torch.vtensor<[1,5],f32> attributes {torch.onnx_meta.ir_version = 8 : si64, torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.producer_name = "retune", torch.onnx_meta.producer_version = ""} {
+    %i0 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<0> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+    %x0 = torch.operator "onnx.Gather"(%x, %i0) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[3,1,8],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[1,8],f32>
+    %p0 = torch.operator "onnx.Gemm"(%x0, %w, %b) {torch.onnx.alpha = 1.000000e+00 : f32, torch.onnx.beta = 1.000000e+00 : f32, torch.onnx.transB = 1 : si64} : (!torch.vtensor<[1,8],f32>, !torch.vtensor<[5,8],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[1,5],f32>
+    %h0 = torch.operator "onnx.Tanh"(%p0) : (!torch.vtensor<[1,5],f32>) -> !torch.vtensor<[1,5],f32>
+    %i1 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<1> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+    %x1 = torch.operator "onnx.Gather"(%x, %i1) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[3,1,8],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[1,8],f32>
+    %p1 = torch.operator "onnx.Gemm"(%x1, %w, %b) {torch.onnx.alpha = 1.000000e+00 : f32, torch.onnx.beta = 1.000000e+00 : f32, torch.onnx.transB = 1 : si64} : (!torch.vtensor<[1,8],f32>, !torch.vtensor<[5,8],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[1,5],f32>
+    %q1 = torch.operator "onnx.Gemm"(%h0, %r) {torch.onnx.transB = 1 : si64} : (!torch.vtensor<[1,5],f32>, !torch.vtensor<[5,5],f32>) -> !torch.vtensor<[1,5],f32>
+    %s1 = torch.operator "onnx.Add"(%p1, %q1) : (!torch.vtensor<[1,5],f32>, !torch.vtensor<[1,5],f32>) -> !torch.vtensor<[1,5],f32>
+    %h1 = torch.operator "onnx.Tanh"(%s1) : (!torch.vtensor<[1,5],f32>) -> !torch.vtensor<[1,5],f32>
+    %i2 = torch.operator "onnx.Constant"() {torch.onnx.value = dense<2> : tensor<si64>} : () -> !torch.vtensor<[],si64>
+    %x2 = torch.operator "onnx.Gather"(%x, %i2) {torch.onnx.axis = 0 : si64} : (!torch.vtensor<[3,1,8],f32>, !torch.vtensor<[],si64>) -> !torch.vtensor<[1,8],f32>
+    %p2 = torch.operator "onnx.Gemm"(%x2, %w, %b) {torch.onnx.alpha = 1.000000e+00 : f32, torch.onnx.beta = 1.000000e+00 : f32, torch.onnx.transB = 1 : si64} : (!torch.vtensor<[1,8],f32>, !torch.vtensor<[5,8],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[1,5],f32>
+    %q2 = torch.operator "onnx.Gemm"(%h1, %r) {torch.onnx.transB = 1 : si64} : (!torch.vtensor<[1,5],f32>, !torch.vtensor<[5,5],f32>) -> !torch.vtensor<[1,5],f32>
+    %s2 = torch.operator "onnx.Add"(%p2, %q2) : (!torch.vtensor<[1,5],f32>, !torch.vtensor<[1,5],f32>) -> !torch.vtensor<[1,5],f32>
+    %h2 = torch.operator "onnx.Tanh"(%s2) : (!torch.vtensor<[1,5],f32>) -> !torch.vtensor<[1,5],f32>
+    return %h2 : !torch.vtensor<[1,5],f32>
+  }
+}
+)mlir";
+
+TEST(ModelRewrite, GemmsSharingWeightsAreBatchedAndTheRecurrenceStays) {
+  const IreeIrLibrary *library = projectLibrary();
+  if (!library)
+    GTEST_SKIP() << "no IREE compiler library in .venv; run scripts/setup.sh";
+  auto module = library->parse(kRecurrence, "model.mlir");
+  ASSERT_TRUE(static_cast<bool>(module)) << llvm::toString(module.takeError());
+  Expected<RewriteReport> report = batchSharedWeightGemms(**module);
+  ASSERT_TRUE(static_cast<bool>(report)) << llvm::toString(report.takeError());
+  ASSERT_EQ(report->rewritten.size(), 1u);
+  EXPECT_EQ(report->rewritten[0], "line 6: 3 Gemms of 1x8 by the same 5x8 "
+                                  "weights: one Gemm of 3x8");
+  EXPECT_TRUE(report->left.empty());
+  ASSERT_FALSE(static_cast<bool>((*module)->verify()));
+  std::string printed = (*module)->print();
+  // One batched projection and the recurrence's two Gemms.
+  EXPECT_EQ(count(printed, "\"onnx.Gemm\""), 3u) << printed;
+  EXPECT_EQ(count(printed, "\"onnx.Slice\""), 3u);
+}
+
+/// Compiles `model` and its rewrite by `rewrite` with the real IREE and
+/// compares their `results` results on seeded `inputs`.
+void expectTheRewriteComputesTheModel(
+    const char *model, Expected<RewriteReport> (*rewrite)(const IreeIrModule &),
+    std::vector<std::string> inputs, unsigned results) {
   const IreeIrLibrary *library = projectLibrary();
   std::string bin = RETUNE_PROJECT_VENV_BIN;
   if (!library || !llvm::sys::fs::can_execute(bin + "/iree-run-module"))
@@ -88,10 +139,11 @@ TEST(ModelRewrite, TheRewrittenModelComputesWhatTheModelDoes) {
   llvm::SmallString<128> dir;
   ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("rewrite", dir));
   std::string d(dir);
-  auto module = library->parse(kModel, "model.mlir");
+  auto module = library->parse(model, "model.mlir");
   ASSERT_TRUE(static_cast<bool>(module)) << llvm::toString(module.takeError());
-  ASSERT_TRUE(static_cast<bool>(rewriteStridedConvTransposes(**module)));
-  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(d + "/model.mlir", kModel)));
+  Expected<RewriteReport> report = rewrite(**module);
+  ASSERT_TRUE(report && !report->rewritten.empty());
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(d + "/model.mlir", model)));
   ASSERT_FALSE(static_cast<bool>(
       writeFileAtomic(d + "/rewritten.mlir", (*module)->print())));
   IreeTools tools;
@@ -106,23 +158,36 @@ TEST(ModelRewrite, TheRewrittenModelComputesWhatTheModelDoes) {
         120, 0, d + "/" + name + ".log");
     ASSERT_EQ(built.status, Status::Ok) << name << ": " << built.message;
   }
-  auto inputs = seedInputs({"--input=1x3x5x6xf32", "--input=3x4x4x4xf32",
-                            "--input=4x2x2x2xf32", "--input=2xf32",
-                            "--input=3x2x5x5xf32", "--input=2xf32"},
-                           dir, 3);
-  ASSERT_TRUE(static_cast<bool>(inputs));
+  auto seeded = seedInputs(inputs, dir, 3);
+  ASSERT_TRUE(static_cast<bool>(seeded));
   auto request = [&](const char *name) {
     return RunRequest{d + "/" + name + ".vmfb", "local-sync", "main_graph",
-                      *inputs, d + "/run.log", 60};
+                      *seeded, d + "/run.log", 60};
   };
   Expected<Reference> reference =
       writeReference(tools, request("model"), d + "/reference");
   ASSERT_TRUE(static_cast<bool>(reference))
       << llvm::toString(reference.takeError());
-  EXPECT_EQ(reference->results, 2u);
+  EXPECT_EQ(reference->results, results);
   OutputCheck check = checkOutputs(tools, request("rewritten"), *reference);
   EXPECT_EQ(check.status, Status::Ok) << check.message;
   llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(ModelRewrite, StridePhasesComputeWhatTheConvTransposesDo) {
+  expectTheRewriteComputesTheModel(
+      kModel, rewriteStridedConvTransposes,
+      {"--input=1x3x5x6xf32", "--input=3x4x4x4xf32", "--input=4x2x2x2xf32",
+       "--input=2xf32", "--input=3x2x5x5xf32", "--input=2xf32"},
+      2);
+}
+
+TEST(ModelRewrite, TheBatchedGemmComputesWhatTheStepsDo) {
+  expectTheRewriteComputesTheModel(
+      kRecurrence, batchSharedWeightGemms,
+      {"--input=3x1x8xf32", "--input=5x8xf32", "--input=5xf32",
+       "--input=5x5xf32"},
+      1);
 }
 
 } // namespace
