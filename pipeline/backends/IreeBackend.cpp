@@ -35,6 +35,9 @@ namespace {
 /// The model-level flag search's files, relative to the build directory.
 constexpr StringLiteral kFlagSetsFile = "flags/sets.json";
 constexpr StringLiteral kChosenFlags = "flags/chosen.json";
+/// The flag search's rewrite of the model (FlagsStage.cpp; a note when it
+/// rewrote nothing).
+constexpr StringLiteral kRewrittenModel = "flags/rewritten.mlir";
 
 /// `--<option>='<value>'` for each value, space-separated.
 std::string repeatedFlag(StringRef option, ArrayRef<std::string> values) {
@@ -559,8 +562,7 @@ public:
       steps.dumpInputs.push_back(kChosenFlags.str());
       steps.dumpReady = chosenFlags(paths.buildDir).has_value();
       steps.takeaways.push_back("compile_flags.txt");
-      if (!config.iree.chosenModel.empty())
-        steps.takeaways.push_back(config.iree.chosenModel);
+      steps.takeaways.push_back(kRewrittenModel.str());
     }
     return steps;
   }
@@ -569,13 +571,11 @@ public:
                        const TuneConfig &config) const override {
     if (flagSetsOf(config).empty())
       return;
-    // The rewritten model the choice builds from is the edge's output too:
-    // once damaged (VERIFY removes it) the search makes it again.
-    std::vector<std::string> outputs = {"compile_flags.txt"};
-    if (!config.iree.chosenModel.empty())
-      outputs.push_back(config.iree.chosenModel);
+    // Its rewrite of the model is an output from the first plan on, made
+    // whether or not the choice builds from it: lost or damaged (VERIFY
+    // removes it), the search runs again and makes it.
     w.build({{kChosenFlags.str()},
-             std::move(outputs),
+             {"compile_flags.txt", kRewrittenModel.str()},
              "flags",
              {importedModel(config)},
              {kFlagSetsFile.str(), config.iree.compile},

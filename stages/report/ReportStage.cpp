@@ -568,14 +568,15 @@ std::optional<FlagChoiceSummary> readFlagChoice() {
   const json::Array *rewritten = choice.getArray("rewritten");
   if (!input.empty() && rewritten)
     reason += formatv("; the model it builds from is {0}, the model with {1} "
-                      "strided ConvTranspose(s) rewritten as stride phases "
-                      "(compile it in place of the model as given)",
+                      "rewrite(s) (flags/chosen.json's `rewritten`: strided "
+                      "ConvTransposes as stride phases, Gemms sharing weights "
+                      "batched); compile it in place of the model as given",
                       input, rewritten->size())
                   .str();
   result.summary =
       json::Object{{"chosen", std::move(chosen)}, {"reason", reason}};
   if (!input.empty()) {
-    result.summary["model"] = input;
+    result.summary["model"] = input.str();
     if (rewritten)
       result.summary["rewritten"] = json::Array(*rewritten);
   }

@@ -153,8 +153,8 @@ expect_contains "$(json_field "$ct/build/flags/chosen.json" 'len(d["rewritten"])
   "2 [] ['flags/rewritten.mlir'] ['ok', 'ok'] True" "both ConvTransposes are rewritten and every set on the rewrite computes the model's results"
 grep -c '"onnx.DepthToSpace"' "$ct/build/flags/rewritten.mlir" | grep -qx 2 \
   && pass "flags/rewritten.mlir interleaves both layers' phases" || fail "no DepthToSpace in flags/rewritten.mlir"
-# A choice that builds from the rewrite: the dump compiles it, and the
-# flags edge makes it (a damaged copy is redone by the search).
+# A choice that builds from the rewrite: the dump compiles it; a lost or
+# damaged copy drops the choice, and the search makes it again.
 python3 - "$ct/build/flags/chosen.json" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritten.mlir"
@@ -163,13 +163,20 @@ PY
 "$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (conv_transpose)"
 expect_contains "$(grep '^build dispatches/index.json' "$ct/build/build.ninja")" "dump flags/rewritten.mlir" \
   "the dump compiles the rewritten model the choice names"
-expect_contains "$(grep '^build flags/chosen.json' "$ct/build/build.ninja")" "| compile_flags.txt flags/rewritten.mlir:" \
-  "the flag search makes the rewritten model"
-rm "$ct/build/flags/rewritten.mlir"
-out=$("$retune" plan "$ct/tune.toml" -B "$ct/build" 2>&1) || fail "re-plan without the rewritten model"
-expect_contains "$out" "chooses the rewritten model flags/rewritten.mlir, which is gone: the flag search runs again" \
-  "a choice whose rewritten model is gone is redone"
-[ ! -e "$ct/build/flags/chosen.json" ] && pass "the damaged choice is removed" || fail "flags/chosen.json kept"
+# The whole tune on the rewrite: the report names the model to compile.
+out=$(ninja -C "$ct/build" tune 2>&1) || { fail "ninja tune (conv_transpose)"; echo "$out" | tail -20; }
+expect_contains "$out" "the model it builds from is flags/rewritten.mlir" "the console names the rewritten model to compile"
+expect_contains "$(json_field "$ct/build/report/summary.json" 'd["compile_flags"]["model"], len(d["compile_flags"]["rewritten"])')" \
+  "flags/rewritten.mlir 2" "summary.json names the rewritten model and what was rewritten"
+[ -s "$ct/build/model/shipped.vmfb" ] && pass "the tuned rewrite ships a module" || fail "no model/shipped.vmfb"
+# Damaged (not what the search wrote): the dump skips it, VERIFY removes
+# it, and the search makes it again in the same build.
+echo "module {" >>"$ct/build/flags/rewritten.mlir"
+out=$(ninja -C "$ct/build" tune 2>&1) || { fail "ninja tune after damaging the rewrite"; echo "$out" | tail -20; }
+expect_contains "$out" "flags/rewritten.mlir does not match the hash its step wrote" \
+  "the damaged rewrite is found"
+expect_contains "$out" "FLAGS" "the flag search runs again"
+[ -s "$ct/build/flags/chosen.json" ] && pass "the search chose again" || fail "no flags/chosen.json after the re-run"
 # [iree] rewrite_model = false: the model is searched as given.
 sed -i 's/^\[iree\]$/[iree]\nrewrite_model = false/' "$ct/tune.toml"
 "$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (rewrite_model = false)"

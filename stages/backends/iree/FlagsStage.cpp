@@ -9,7 +9,8 @@
 // flags/chosen.json and
 // compile_flags.txt. A set that fails to compile or computes other results
 // is a recorded outcome, never an error. A model with strided
-// ConvTransposes is rewritten first (ModelRewrite.h, flags/rewritten.mlir):
+// ConvTransposes or Gemms that share their weights is rewritten first
+// (ModelRewrite.h, flags/rewritten.mlir):
 // every set, and the default flags as one more, builds from the rewrite,
 // checked and timed against the default build of the model as given.
 //
@@ -160,6 +161,12 @@ void noteNotRewritten(StringRef why) {
          << "\n";
 }
 
+/// Where the rewrite goes: always written (a hashed take-away and an output
+/// of the flags edge), a note when nothing was rewritten.
+std::string rewrittenPath(const ModelRunner &runner) {
+  return runner.options().inWork("rewritten.mlir");
+}
+
 /// The model with its strided ConvTransposes and its Gemms that share
 /// weights rewritten (ModelRewrite.h),
 /// written beside the search's builds, and what was rewritten in `choice`:
@@ -207,7 +214,7 @@ Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
     return "";
   }
   choice.rewritten = all.rewritten;
-  std::string path = run.inWork("rewritten.mlir");
+  std::string path = rewrittenPath(runner);
   // Hashed: it is a take-away (compiled in place of the model), checked
   // by every build's VERIFY.
   if (Error err = writeHashedFile(path, (*module)->print()))
@@ -239,6 +246,12 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
     return rewritten.takeError();
   if (!rewritten->empty())
     sets->insert(sets->begin(), FlagSet());
+  else if (Error err = writeHashedFile(
+               rewrittenPath(*runner),
+               "// The flag search rewrote nothing in this model "
+               "(flags/chosen.json's not_rewritten says what it left): "
+               "compile the model as given.\n"))
+    return err;
   std::vector<std::string> inputs(sets->size(), *rewritten);
   compileAhead(*runner, *sets, inputs, options.outputPath);
   // The default build's results on seeded inputs: every set must match.

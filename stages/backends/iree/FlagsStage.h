@@ -26,7 +26,8 @@ struct FlagsOptions {
   std::string flagsFile{};
   /// A set must beat the default by this fraction of its time.
   double margin = 0.02;
-  /// Whether the model's strided ConvTransposes are rewritten first
+  /// Whether the model's strided ConvTransposes and Gemms that share their
+  /// weights are rewritten first
   /// (ModelRewrite.h) and the sets built from the rewrite.
   bool rewriteModel = true;
 };
