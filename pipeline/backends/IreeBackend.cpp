@@ -223,9 +223,7 @@ std::vector<std::vector<std::string>> flagSetsOf(const TuneConfig &config) {
              : std::vector<std::vector<std::string>>();
 }
 
-/// The search's choice, once flags/chosen.json exists and reads. A choice
-/// whose rewritten model is gone is damaged: the record is removed, so
-/// that the flags edge searches again.
+/// The search's choice, once flags/chosen.json exists and reads.
 std::optional<iree::FlagChoice> flagChoice(StringRef buildDir) {
   std::string path = (buildDir + "/" + kChosenFlags).str();
   if (!sys::fs::exists(path))
@@ -235,14 +233,6 @@ std::optional<iree::FlagChoice> flagChoice(StringRef buildDir) {
   if (!choice) {
     // Damaged: the flags edge redoes it; until then nothing is chosen.
     consumeError(choice.takeError());
-    return std::nullopt;
-  }
-  if (!choice->chosenInput.empty() &&
-      !sys::fs::exists(buildDir + "/" + choice->chosenInput)) {
-    errs() << "retune: " << path << " chooses the rewritten model "
-           << choice->chosenInput
-           << ", which is gone: the flag search runs again\n";
-    sys::fs::remove(path);
     return std::nullopt;
   }
   return std::move(*choice);

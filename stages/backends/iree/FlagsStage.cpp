@@ -161,20 +161,19 @@ void noteNotRewritten(StringRef why) {
          << "\n";
 }
 
-/// Where the rewrite goes: always written (a hashed take-away and an output
-/// of the flags edge), a note when nothing was rewritten.
-std::string rewrittenPath(const ModelRunner &runner) {
-  return runner.options().inWork("rewritten.mlir");
-}
+/// What flags/rewritten.mlir holds when nothing was rewritten: it is an
+/// output of the flags edge either way.
+constexpr StringLiteral kNothingRewritten =
+    "// The flag search rewrote nothing in this model (flags/chosen.json's "
+    "not_rewritten says what it left): compile the model as given.\n";
 
 /// The model with its strided ConvTransposes and its Gemms that share
-/// weights rewritten (ModelRewrite.h),
-/// written beside the search's builds, and what was rewritten in `choice`:
-/// its path, or "" when the model has nothing to rewrite. A rewrite that
-/// cannot be made (no IREE library, which makes it, or an op IREE refuses)
-/// is a note: the search goes on with the model as given.
-Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
-                                          FlagChoice &choice) {
+/// weights rewritten (ModelRewrite.h), as IREE prints it, and what was
+/// rewritten in `choice`; none when the model has nothing to rewrite. A
+/// rewrite that cannot be made (no IREE library, which makes it, or an op
+/// IREE refuses) is a note: the search goes on with the model as given.
+Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
+                                                  FlagChoice &choice) {
   const ModelRunOptions &run = runner.options();
   Expected<std::string> text = readFile(run.modelPath);
   if (!text)
@@ -183,43 +182,38 @@ Expected<std::string> writeRewrittenModel(const ModelRunner &runner,
   // with an op to rewrite is parsed.
   if (!StringRef(*text).contains("\"onnx.ConvTranspose\"") &&
       !StringRef(*text).contains("\"onnx.Gemm\""))
-    return "";
+    return std::nullopt;
   const IreeIrLibrary *library =
       IreeIrLibrary::forTool(runner.ireeTools().compile);
   if (!library) {
     noteNotRewritten("IREE's compiler library, which rewrites them, is absent");
-    return "";
+    return std::nullopt;
   }
   Expected<std::unique_ptr<IreeIrModule>> module =
       library->parse(*text, run.modelPath);
   if (!module) {
     noteNotRewritten(toString(module.takeError()));
-    return "";
+    return std::nullopt;
   }
   RewriteReport all;
   for (auto rewrite : {rewriteStridedConvTransposes, batchSharedWeightGemms}) {
     Expected<RewriteReport> report = rewrite(**module);
     if (!report) {
       noteNotRewritten(toString(report.takeError()));
-      return "";
+      return std::nullopt;
     }
     llvm::append_range(all.rewritten, report->rewritten);
     llvm::append_range(all.left, report->left);
   }
   choice.notRewritten = all.left;
   if (all.rewritten.empty())
-    return "";
+    return std::nullopt;
   if (Error err = (*module)->verify()) {
     noteNotRewritten(toString(std::move(err)));
-    return "";
+    return std::nullopt;
   }
   choice.rewritten = all.rewritten;
-  std::string path = rewrittenPath(runner);
-  // Hashed: it is a take-away (compiled in place of the model), checked
-  // by every build's VERIFY.
-  if (Error err = writeHashedFile(path, (*module)->print()))
-    return std::move(err);
-  return path;
+  return (*module)->print();
 }
 
 } // namespace
@@ -239,20 +233,21 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   // With a rewrite of the model, every set builds from it, and so do the
   // default flags (the rewrite's own gain); the default build, which all
   // are checked and timed against, is the model as given.
-  Expected<std::string> rewritten =
-      options.rewriteModel ? writeRewrittenModel(*runner, choice)
-                           : Expected<std::string>(std::string());
+  Expected<std::optional<std::string>> rewritten =
+      options.rewriteModel ? rewriteModel(*runner, choice)
+                           : Expected<std::optional<std::string>>(std::nullopt);
   if (!rewritten)
     return rewritten.takeError();
-  if (!rewritten->empty())
-    sets->insert(sets->begin(), FlagSet());
-  else if (Error err = writeHashedFile(
-               rewrittenPath(*runner),
-               "// The flag search rewrote nothing in this model "
-               "(flags/chosen.json's not_rewritten says what it left): "
-               "compile the model as given.\n"))
+  // Hashed: a take-away (compiled in place of the model), checked by every
+  // build's VERIFY.
+  std::string rewrittenPath = runner->options().inWork("rewritten.mlir");
+  if (Error err = writeHashedFile(rewrittenPath,
+                                  rewritten->value_or(kNothingRewritten.str())))
     return err;
-  std::vector<std::string> inputs(sets->size(), *rewritten);
+  std::string input = *rewritten ? rewrittenPath : "";
+  if (*rewritten)
+    sets->insert(sets->begin(), FlagSet());
+  std::vector<std::string> inputs(sets->size(), input);
   compileAhead(*runner, *sets, inputs, options.outputPath);
   // The default build's results on seeded inputs: every set must match.
   Expected<CompileRecord> base =

@@ -113,6 +113,12 @@ namespace {
 MlirOperation wrapOp(void *op) { return MlirOperation{op}; }
 MlirStringRef ref(StringRef s) { return MlirStringRef{s.data(), s.size()}; }
 
+/// Attribute `name` of `op` (inherent or discardable), null when absent.
+MlirAttribute attributeOf(const IreeIrLibrary::Api &api, void *op,
+                          StringRef name) {
+  return api.mlirOperationGetAttributeByName(wrapOp(op), ref(name));
+}
+
 void appendTo(MlirStringRef text, void *out) {
   static_cast<std::string *>(out)->append(text.data, text.length);
 }
@@ -159,6 +165,13 @@ private:
   MlirDiagnosticHandlerID id;
   std::vector<std::string> messages;
 };
+
+/// The type of `value` as IREE prints it.
+std::string printType(const IreeIrLibrary::Api &api, MlirValue value) {
+  std::string out;
+  api.mlirTypePrint(api.mlirValueGetType(value), appendTo, &out);
+  return out;
+}
 
 std::string printAttribute(const IreeIrLibrary::Api &api, MlirAttribute attr) {
   std::string out;
@@ -447,13 +460,13 @@ unsigned IreeIrOp::line() const {
 }
 
 bool IreeIrOp::hasAttr(StringRef name) const {
-  return lib->api().mlirOperationGetAttributeByName(wrapOp(op), ref(name)).ptr;
+  return attributeOf(lib->api(), op, name).ptr;
 }
 
 std::string IreeIrOp::attr(StringRef name) const {
   const IreeIrLibrary::Api &api = lib->api();
   return printAttribute(
-      api, api.mlirOperationGetAttributeByName(wrapOp(op), ref(name)));
+      api, attributeOf(api, op, name));
 }
 
 bool IreeIrOp::removeAttr(StringRef name) const {
@@ -471,20 +484,12 @@ unsigned IreeIrOp::numResults() const {
 
 std::string IreeIrOp::operandType(unsigned i) const {
   const IreeIrLibrary::Api &api = lib->api();
-  std::string out;
-  api.mlirTypePrint(
-      api.mlirValueGetType(api.mlirOperationGetOperand(wrapOp(op), i)),
-      appendTo, &out);
-  return out;
+  return printType(api, api.mlirOperationGetOperand(wrapOp(op), i));
 }
 
 std::string IreeIrOp::resultType(unsigned i) const {
   const IreeIrLibrary::Api &api = lib->api();
-  std::string out;
-  api.mlirTypePrint(
-      api.mlirValueGetType(api.mlirOperationGetResult(wrapOp(op), i)),
-      appendTo, &out);
-  return out;
+  return printType(api, api.mlirOperationGetResult(wrapOp(op), i));
 }
 
 IreeIrValue IreeIrOp::operand(unsigned i) const {
@@ -498,7 +503,7 @@ IreeIrValue IreeIrOp::result(unsigned i) const {
 std::optional<std::vector<int64_t>>
 IreeIrOp::intArrayAttr(StringRef name) const {
   const IreeIrLibrary::Api &api = lib->api();
-  MlirAttribute attr = api.mlirOperationGetAttributeByName(wrapOp(op), ref(name));
+  MlirAttribute attr = attributeOf(api, op, name);
   if (!attr.ptr || !api.mlirAttributeIsAArray(attr))
     return std::nullopt;
   std::vector<int64_t> values;
@@ -513,7 +518,7 @@ IreeIrOp::intArrayAttr(StringRef name) const {
 
 std::optional<std::string> IreeIrOp::stringAttr(StringRef name) const {
   const IreeIrLibrary::Api &api = lib->api();
-  MlirAttribute attr = api.mlirOperationGetAttributeByName(wrapOp(op), ref(name));
+  MlirAttribute attr = attributeOf(api, op, name);
   if (!attr.ptr || !api.mlirAttributeIsAString(attr))
     return std::nullopt;
   MlirStringRef s = api.mlirStringAttrGetValue(attr);

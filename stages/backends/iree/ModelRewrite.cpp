@@ -39,11 +39,13 @@ std::optional<TensorShape> staticShape(StringRef type) {
   return shape;
 }
 
+std::string joinInts(ArrayRef<int64_t> values, StringRef separator) {
+  return join(map_range(values, [](int64_t v) { return std::to_string(v); }),
+              separator);
+}
+
 std::string vtensor(ArrayRef<int64_t> dims, StringRef element) {
-  return formatv("!torch.vtensor<[{0}],{1}>",
-                 join(map_range(dims, [](int64_t d) { return std::to_string(d); }),
-                      ","),
-                 element)
+  return formatv("!torch.vtensor<[{0}],{1}>", joinInts(dims, ","), element)
       .str();
 }
 
@@ -53,9 +55,12 @@ std::string si64Array(ArrayRef<int64_t> values) {
   return "[" + join(map_range(values, si64), ", ") + "]";
 }
 
-std::string dims(ArrayRef<int64_t> values) {
-  return join(map_range(values, [](int64_t d) { return std::to_string(d); }),
-              "x");
+std::string dims(ArrayRef<int64_t> values) { return joinInts(values, "x"); }
+
+/// Whether `op` is ONNX's `name` as iree-import-onnx writes it.
+bool isOnnx(const IreeIrOp &op, StringRef name) {
+  return op.name() == "torch.operator" &&
+         op.stringAttr("name") == std::optional<std::string>(("onnx." + name).str());
 }
 
 /// One stride phase along one axis: output pixels s*q + r. `taps`: the
@@ -159,13 +164,9 @@ public:
     std::vector<int64_t> key(values.begin(), values.end());
     if (auto it = constants.find(key); it != constants.end())
       return it->second;
-    std::string value =
-        formatv("dense<[{0}]> : tensor<{1}xsi64>",
-                join(map_range(values,
-                               [](int64_t v) { return std::to_string(v); }),
-                     ", "),
-                values.size())
-            .str();
+    std::string value = formatv("dense<[{0}]> : tensor<{1}xsi64>",
+                                joinInts(values, ", "), values.size())
+                            .str();
     Expected<IreeIrValue> constant =
         op("Constant", {}, vtensor({int64_t(values.size())}, "si64"),
            {{"value", value}});
@@ -327,8 +328,7 @@ Expected<bool> rewritePhases(const IreeIrOp &op, const ConvTranspose &ct) {
 Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module) {
   std::vector<IreeIrOp> found;
   module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
-    if (op.name() == "torch.operator" &&
-        op.stringAttr("name") == std::optional<std::string>("onnx.ConvTranspose"))
+    if (isOnnx(op, "ConvTranspose"))
       found.push_back(op);
   });
   RewriteReport report;
@@ -360,15 +360,7 @@ Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module)
   return report;
 }
 
-} // namespace retune::iree
-
-namespace retune::iree {
 namespace {
-
-bool isOnnx(const IreeIrOp &op, StringRef name) {
-  return op.name() == "torch.operator" &&
-         op.stringAttr("name") == std::optional<std::string>(("onnx." + name).str());
-}
 
 /// Ops that only index or reshape their operands: moving one up, before
 /// ops it does not read, changes nothing it computes.
@@ -384,11 +376,8 @@ bool onlyIndexes(const IreeIrOp &op) {
 /// after the group's first Gemm (they move up).
 constexpr unsigned kIndexDepth = 4;
 
-/// One group: Gemms with the same weights, bias, attributes and input type.
-struct GemmGroup {
-  std::vector<size_t> members;
-};
-
+/// A group's key: Gemms with the same weights, bias, attributes and input
+/// type compute the same function of their input.
 std::string gemmKey(const IreeIrOp &gemm) {
   std::string key = formatv("{0}/{1}/{2}", gemm.operand(1).value,
                             gemm.numOperands() > 2 ? gemm.operand(2).value
@@ -399,6 +388,121 @@ std::string gemmKey(const IreeIrOp &gemm) {
                          "torch.onnx.transA", "torch.onnx.transB"})
     key += "/" + gemm.attr(attr);
   return key;
+}
+
+/// The Gemms of one function body (`ops`, in order) by group, groups in
+/// the order of their first Gemm: positions in `ops`.
+std::vector<std::vector<size_t>> gemmGroups(ArrayRef<IreeIrOp> ops) {
+  std::map<std::string, size_t> groupOf;
+  std::vector<std::vector<size_t>> groups;
+  for (auto [i, op] : enumerate(ops)) {
+    if (!isOnnx(op, "Gemm") || op.numOperands() < 2 || op.numResults() != 1 ||
+        op.attr("torch.onnx.transA") == "1 : si64")
+      continue;
+    std::optional<TensorShape> a = staticShape(op.operandType(0));
+    if (!a || a->dims.size() != 2 || !staticShape(op.resultType(0)))
+      continue;
+    auto [it, isNew] = groupOf.try_emplace(gemmKey(op), groups.size());
+    if (isNew)
+      groups.emplace_back();
+    groups[it->second].push_back(i);
+  }
+  return groups;
+}
+
+/// The members of a group whose input is ready at its first member, and
+/// the ops to move up for that, operands first.
+struct ReadyMembers {
+  std::vector<size_t> members;
+  std::vector<IreeIrOp> toMove;
+};
+
+/// A value is ready at the first member when it is defined before it, or
+/// by an index or reshape op (a constant among them) whose operands are
+/// ready, up to kIndexDepth ops deep.
+ReadyMembers readyMembers(ArrayRef<IreeIrOp> ops,
+                          const std::map<const void *, size_t> &position,
+                          ArrayRef<size_t> group) {
+  size_t first = group.front();
+  const IreeIrOp &anchor = ops[first];
+  std::function<bool(IreeIrValue, unsigned, std::vector<IreeIrOp> &)> ready =
+      [&](IreeIrValue value, unsigned depth, std::vector<IreeIrOp> &moves) {
+        std::optional<IreeIrOp> def = anchor.definingOp(value);
+        if (!def)
+          return true;
+        auto at = position.find(def->id());
+        if (at == position.end())
+          return false;
+        if (at->second < first)
+          return true;
+        if (depth == 0 || !onlyIndexes(*def) || def->numResults() != 1)
+          return false;
+        for (unsigned k = 0; k < def->numOperands(); ++k)
+          if (!ready(def->operand(k), depth - 1, moves))
+            return false;
+        moves.push_back(*def);
+        return true;
+      };
+  ReadyMembers result;
+  std::set<const void *> moving;
+  for (size_t m : group) {
+    std::vector<IreeIrOp> moves;
+    if (!ready(ops[m].operand(0), kIndexDepth, moves))
+      continue;
+    result.members.push_back(m);
+    for (const IreeIrOp &op : moves)
+      if (moving.insert(op.id()).second)
+        result.toMove.push_back(op);
+  }
+  return result;
+}
+
+/// Replaces the Gemms `batched` (at least two, the first first) by one
+/// Gemm of their inputs stacked on rows and a row slice of it for each.
+Error batchGemms(ArrayRef<IreeIrOp> ops, ArrayRef<size_t> batched) {
+  const IreeIrOp &anchor = ops[batched.front()];
+  TensorShape a = *staticShape(anchor.operandType(0));
+  TensorShape out = *staticShape(anchor.resultType(0));
+  int64_t n = batched.size(), rows = a.dims[0];
+  OnnxBuilder b(anchor);
+  std::vector<IreeIrValue> inputs;
+  for (size_t m : batched)
+    inputs.push_back(ops[m].operand(0));
+  Expected<IreeIrValue> stacked =
+      b.op("Concat", inputs, vtensor({n * rows, a.dims[1]}, a.element),
+           {{"axis", si64(0)}});
+  if (!stacked)
+    return stacked.takeError();
+  std::vector<IreeIrValue> operands = {*stacked, anchor.operand(1)};
+  if (anchor.numOperands() > 2)
+    operands.push_back(anchor.operand(2));
+  std::vector<std::pair<std::string, std::string>> attributes;
+  for (StringRef attr : {"alpha", "beta", "transB"})
+    if (anchor.hasAttr(("torch.onnx." + attr).str()))
+      attributes.push_back(
+          {attr.str(), anchor.attr(("torch.onnx." + attr).str())});
+  Expected<IreeIrValue> product =
+      b.op("Gemm", operands, vtensor({n * rows, out.dims[1]}, out.element),
+           attributes);
+  if (!product)
+    return product.takeError();
+  Expected<IreeIrValue> axes = b.indices({0});
+  if (!axes)
+    return axes.takeError();
+  for (auto [k, m] : enumerate(batched)) {
+    Expected<IreeIrValue> starts = b.indices({int64_t(k) * rows});
+    if (!starts)
+      return starts.takeError();
+    Expected<IreeIrValue> ends = b.indices({int64_t(k + 1) * rows});
+    if (!ends)
+      return ends.takeError();
+    Expected<IreeIrValue> row =
+        b.op("Slice", {*product, *starts, *ends, *axes}, ops[m].resultType(0));
+    if (!row)
+      return row.takeError();
+    ops[m].replaceUsesOfResult(0, *row);
+  }
+  return Error::success();
 }
 
 } // namespace
@@ -415,125 +519,35 @@ Expected<RewriteReport> batchSharedWeightGemms(const IreeIrModule &module) {
     std::map<const void *, size_t> position;
     for (auto [i, op] : enumerate(ops))
       position[op.id()] = i;
-    std::map<std::string, GemmGroup> groups;
-    std::vector<std::string> order;
-    for (auto [i, op] : enumerate(ops)) {
-      if (!isOnnx(op, "Gemm") || op.numOperands() < 2 || op.numResults() != 1 ||
-          op.attr("torch.onnx.transA") == "1 : si64")
+    for (const std::vector<size_t> &group : gemmGroups(ops)) {
+      if (group.size() < 2)
         continue;
-      std::optional<TensorShape> a = staticShape(op.operandType(0));
-      if (!a || a->dims.size() != 2 || !staticShape(op.resultType(0)))
+      ReadyMembers ready = readyMembers(ops, position, group);
+      if (ready.members.size() < 2)
         continue;
-      std::string key = gemmKey(op);
-      if (!groups.count(key))
-        order.push_back(key);
-      groups[key].members.push_back(i);
-    }
-    for (const std::string &key : order) {
-      const std::vector<size_t> &members = groups[key].members;
-      if (members.size() < 2)
-        continue;
-      size_t first = members.front();
-      auto before = [&](IreeIrValue value) {
-        std::optional<IreeIrOp> def = ops[first].definingOp(value);
-        if (!def)
-          return true;
-        auto it = position.find(def->id());
-        return it != position.end() && it->second < first;
-      };
-      // Each member's input, available before the first member as it is
-      // or once the op that makes it (an index or reshape of values that
-      // are) moves up.
-      // A value is ready at the first member when it is defined before it,
-      // or by an index or reshape op (a constant among them) whose operands
-      // are ready, a few ops deep: those ops move up, operands first.
-      std::function<bool(IreeIrValue, unsigned, std::vector<IreeIrOp> &)>
-          ready = [&](IreeIrValue value, unsigned depth,
-                      std::vector<IreeIrOp> &moves) {
-            if (before(value))
-              return true;
-            std::optional<IreeIrOp> def = ops[first].definingOp(value);
-            if (!def || depth == 0 || !position.count(def->id()) ||
-                !onlyIndexes(*def) || def->numResults() != 1)
-              return false;
-            for (unsigned k = 0; k < def->numOperands(); ++k)
-              if (!ready(def->operand(k), depth - 1, moves))
-                return false;
-            moves.push_back(*def);
-            return true;
-          };
-      std::vector<size_t> batched;
-      std::vector<IreeIrOp> toMove;
-      std::set<const void *> moving;
-      for (size_t m : members) {
-        std::vector<IreeIrOp> moves;
-        if (!ready(ops[m].operand(0), kIndexDepth, moves))
-          continue;
-        batched.push_back(m);
-        for (const IreeIrOp &op : moves)
-          if (moving.insert(op.id()).second)
-            toMove.push_back(op);
-      }
-      if (batched.size() < 2)
-        continue;
-      const IreeIrOp &anchor = ops[batched.front()];
-      for (const IreeIrOp &op : toMove)
+      const IreeIrOp &anchor = ops[ready.members.front()];
+      for (const IreeIrOp &op : ready.toMove)
         op.moveBefore(anchor);
+      if (Error err = batchGemms(ops, ready.members))
+        return std::move(err);
       TensorShape a = *staticShape(anchor.operandType(0));
-      TensorShape out = *staticShape(anchor.resultType(0));
-      int64_t n = batched.size(), rows = a.dims[0];
-      OnnxBuilder b(anchor);
-      std::vector<IreeIrValue> inputs;
-      for (size_t m : batched)
-        inputs.push_back(ops[m].operand(0));
-      Expected<IreeIrValue> stacked =
-          b.op("Concat", inputs, vtensor({n * rows, a.dims[1]}, a.element),
-               {{"axis", si64(0)}});
-      if (!stacked)
-        return stacked.takeError();
-      std::vector<IreeIrValue> operands = {*stacked, anchor.operand(1)};
-      if (anchor.numOperands() > 2)
-        operands.push_back(anchor.operand(2));
-      std::vector<std::pair<std::string, std::string>> attributes;
-      for (StringRef attr : {"alpha", "beta", "transB"})
-        if (anchor.hasAttr(("torch.onnx." + attr).str()))
-          attributes.push_back(
-              {attr.str(), anchor.attr(("torch.onnx." + attr).str())});
-      Expected<IreeIrValue> product =
-          b.op("Gemm", operands, vtensor({n * rows, out.dims[1]}, out.element),
-               attributes);
-      if (!product)
-        return product.takeError();
-      Expected<IreeIrValue> axes = b.indices({0});
-      if (!axes)
-        return axes.takeError();
-      for (auto [k, m] : enumerate(batched)) {
-        Expected<IreeIrValue> starts = b.indices({int64_t(k) * rows});
-        Expected<IreeIrValue> ends = b.indices({int64_t(k + 1) * rows});
-        if (!starts || !ends)
-          return joinErrors(starts.takeError(), ends.takeError());
-        Expected<IreeIrValue> row = b.op(
-            "Slice", {*product, *starts, *ends, *axes}, ops[m].resultType(0));
-        if (!row)
-          return row.takeError();
-        ops[m].replaceUsesOfResult(0, *row);
-      }
+      int64_t n = ready.members.size();
       report.rewritten.push_back(
           formatv("line {0}: {1} Gemms of {2}x{3} by the same {4} weights: one "
                   "Gemm of {5}x{3}",
-                  anchor.line(), n, rows, a.dims[1],
+                  anchor.line(), n, a.dims[0], a.dims[1],
                   dims(staticShape(anchor.operandType(1))
                            .value_or(TensorShape{})
                            .dims),
-                  n * rows)
+                  n * a.dims[0])
               .str());
-      if (members.size() > batched.size())
+      if (group.size() > ready.members.size())
         report.left.push_back(
             formatv("line {0}: {1} Gemm(s) by the same weights left as they "
                     "are: their inputs are not ready before the first",
-                    anchor.line(), members.size() - batched.size())
+                    anchor.line(), group.size() - ready.members.size())
                 .str());
-      for (size_t m : batched)
+      for (size_t m : ready.members)
         ops[m].erase();
     }
   }
