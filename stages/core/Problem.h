@@ -83,10 +83,12 @@ struct Problem {
   /// Operand transposes fused before the root (mlir-cpu; empty elsewhere).
   llvm::SmallVector<PrologueOp> prologue;
   /// For a root IREE has no named matcher for and whose body computes (a
-  /// reduction such as softmax's sum): the body of a
-  /// `transform.iree.match.cast_compatible_dag_from_root` matching it, as
-  /// IREE's library printed it (iree; empty elsewhere). Part of the id: two
-  /// such roots differ by their bodies.
+  /// reduction such as softmax's sum): the transform IR that matches it —
+  /// a `transform.iree.match.cast_compatible_dag_from_root` as IREE's
+  /// library printed it, or, when the body reads values from outside it,
+  /// checks of its name, loops and operand types with its body's ops named
+  /// (iree; empty elsewhere). Part of the id: two such roots differ by their
+  /// bodies.
   std::string rootDag;
 
   /// Loop indices whose role is `role`, in loop order.

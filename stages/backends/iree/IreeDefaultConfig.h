@@ -40,6 +40,10 @@ struct IreeRootConfig {
   /// loops when the root's result goes through a `linalg.pack` that
   /// reorders them (its `outer_dims_perm`); empty when none does.
   llvm::SmallVector<unsigned> storeOrder;
+  /// Per loop, the inner tile of the data-tiled layouts the root reads
+  /// (a `linalg.unpack`'s result) and writes (a `linalg.pack`'s source), 1
+  /// where none tiles it; empty when the dispatch unpacks nothing.
+  llvm::SmallVector<int64_t> dataTiles;
 };
 
 /// Reads the root op's config from iree-compile's output at the
@@ -66,6 +70,10 @@ struct DistributionVariant {
 
 /// Variants of IREE's config for a root op with these loops, IREE's own
 /// left out (it is the baseline), at most `count`:
+/// - for an elementwise root between data-tiled layouts
+///   (IreeRootConfig::dataTiles), first register tiles of whole data tiles,
+///   with IREE's workgroups and then with workgroups of one row of tiles
+///   (the ViT's GELU after data tiling: 3.98 -> 0.75 ms alone);
 /// - for data movement stored through a pack that reorders its loops
 ///   (IreeRootConfig::storeOrder), first workgroups that store one
 ///   contiguous run: the loops stored outermost at one tile (a vectorized

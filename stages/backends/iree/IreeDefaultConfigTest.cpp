@@ -163,6 +163,38 @@ TEST(IreeDefaultConfig, APackedWindowCopyTriesContiguousStoresFirst) {
             variants[0].distribution);
 }
 
+TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
+  // IREE 3.13's config for the ViT's GELU after data tiling: it reads an
+  // unpack of 8x8 tiles and writes a pack of 8x1 tiles, vectorized at the
+  // pack's [8, 1].
+  std::string path =
+      iree::testing::testdata("fixtures/gelu-unpack-pack/configured.mlir");
+  llvm::Expected<IreeRootConfig> config =
+      readRootConfig(iree::testing::readTestFile(path), path);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{8, 1}));
+  EXPECT_EQ(config->dataTiles, (llvm::SmallVector<int64_t>{8, 8}));
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.loopRanges = {257, 1536};
+  p.iteratorTypes.assign(2, "parallel");
+  p.elementTypes = {"f32", "f32", "f32"};
+  p.dimRoles = "pv";
+  p.rootDag = "(the body reads a constant)";
+  std::vector<DistributionVariant> variants =
+      distributionVariants(*config, p, 4, 32768);
+  ASSERT_EQ(variants.size(), 4u);
+  // Whole 8x8 tiles in IREE's workgroups, then in a row of tiles.
+  EXPECT_EQ(variants[0].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
+  EXPECT_EQ(variants[0].distribution, (llvm::SmallVector<int64_t>{64, 64}));
+  EXPECT_EQ(variants[1].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
+  EXPECT_EQ(variants[1].distribution, (llvm::SmallVector<int64_t>{8, 0}));
+  // A pack alone (no unpack read) is the store-order family's.
+  config->dataTiles.clear();
+  EXPECT_NE(distributionVariants(*config, p, 4, 32768).front().vectorParallel,
+            variants[0].vectorParallel);
+}
+
 TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
   IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
   config.hasCacheLevel = true;

@@ -13,6 +13,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/FileSystem.h"
+#include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/Path.h"
 
@@ -50,6 +51,64 @@ readIreeTargets(StringRef text, StringRef fileName,
 }
 
 namespace {
+
+/// Transform IR that matches `op` by what it computes over (its name, its
+/// loops and their kinds, its operands' types) rather than by its body;
+/// the body's ops are named in a comment, which keeps two such ops apart in
+/// the Problem's id. The operand checks come after the count checks: a
+/// `transform.get_operand` past the end would fail the whole spec.
+std::string shapeMatcher(const IreeIrOp &op, const Problem &problem) {
+  std::vector<std::string> bodyOps;
+  for (const IreeIrOp &block : op.children())
+    bodyOps.push_back(block.name().str());
+  auto dimsOfKind = [&](StringRef kind) {
+    SmallVector<std::string> dims;
+    for (auto [i, type] : enumerate(problem.iteratorTypes))
+      if (type == kind)
+        dims.push_back(std::to_string(i));
+    return dims;
+  };
+  auto expectParam = [](StringRef name, StringRef producer, size_t value) {
+    return formatv("      %{0} = {1} %structured : (!transform.any_op) -> "
+                   "!transform.param<i64>\n"
+                   "      %{0}_wanted = transform.param.constant {2} : i64 -> "
+                   "!transform.param<i64>\n"
+                   "      transform.match.param.cmpi eq %{0}, %{0}_wanted : "
+                   "!transform.param<i64>\n",
+                   name, producer, value)
+        .str();
+  };
+  std::string out =
+      "    // matched by shape; its body reads values defined outside it: " +
+      join(bodyOps, ", ") + "\n";
+  out += "    transform.match.operation_name %arg0 [\"" + op.name().str() +
+         "\"] : !transform.any_op\n";
+  out += "    %structured_root = transform.match.structured failures(propagate) "
+         "%arg0 : (!transform.any_op) -> !transform.any_op {\n"
+         "    ^bb0(%structured: !transform.any_op):\n";
+  out += expectParam("rank", "transform.match.structured.rank",
+                     problem.iteratorTypes.size());
+  out += expectParam("num_inputs", "transform.match.structured.num_inputs",
+                     problem.numInputs);
+  out += expectParam("num_inits", "transform.match.structured.num_inits",
+                     op.numOperands() - problem.numInputs);
+  for (StringRef kind : {"parallel", "reduction"})
+    if (SmallVector<std::string> dims = dimsOfKind(kind); !dims.empty())
+      out += "      \"transform.match.structured.dim\"(%structured) "
+             "<{raw_dim_list = array<i64: " + join(dims, ", ") + ">, " +
+             kind.str() + "}> : (!transform.any_op) -> ()\n";
+  out += "      transform.match.structured.yield %structured : "
+         "!transform.any_op\n"
+         "    }\n";
+  for (unsigned i = 0; i < op.numOperands(); ++i)
+    out += formatv("    %operand{0} = transform.get_operand %arg0[{0}] : "
+                   "(!transform.any_op) -> !transform.any_value\n"
+                   "    transform.iree.match.cast_compatible_type %operand{0} "
+                   "= {1} : !transform.any_value\n",
+                   i, op.operandType(i))
+               .str();
+  return out;
+}
 
 /// The Problem of `op` as IREE's own library reads it: its operands' types,
 /// its indexing maps (implicit ones too), its iterator types (named ops:
@@ -124,9 +183,16 @@ Expected<Problem> problemFromIreeOp(const IreeIrOp &op, StringRef target,
   if (problem.kind == OpKind::Elementwise && !movesData) {
     Expected<std::string> dag =
         op.library().dagMatcher(op, {"lowering_config", "root_op"});
-    if (!dag)
-      return makeError(where + ": " + toString(dag.takeError()));
-    problem.rootDag = std::move(*dag);
+    // IREE's DAG matcher compares bodies value by value and cannot map a
+    // value the body reads from outside it (a constant the canonicalizer
+    // hoisted: GELU's 1/sqrt(2), a layer norm's 1/N): such an op is matched
+    // by its shape instead.
+    if (dag) {
+      problem.rootDag = std::move(*dag);
+    } else {
+      consumeError(dag.takeError());
+      problem.rootDag = shapeMatcher(op, problem);
+    }
   }
   return sealProblem(std::move(problem), maps, where);
 }
