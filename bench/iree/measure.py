@@ -15,6 +15,7 @@ with a flags file, "flags only" is the same build without the spec, so the
 table separates what the flag choice gains from what the spec adds.
 """
 import argparse
+import filecmp
 import json
 import os
 import statistics
@@ -159,11 +160,19 @@ def main():
         print(f"{args.name:8} Retune's model: {tuned_model}")
     compile_model(args.bin_dir, tuned_model, args.spec, tuned_vmfb, tuned_flags)
     builds = {"default": default_vmfb, "tuned": tuned_vmfb}
+    # An empty spec (or one that matches nothing) builds the flags' module
+    # byte for byte: timing it twice would report noise as the spec's gain.
+    one_module = False
     if args.flags_file:
         flags_vmfb = f"{work}/flags.vmfb"
         compile_model(args.bin_dir, tuned_model, None, flags_vmfb, tuned_flags)
-        builds = {"default": default_vmfb, "flags": flags_vmfb,
-                  "tuned": tuned_vmfb}
+        one_module = filecmp.cmp(flags_vmfb, tuned_vmfb, shallow=False)
+        builds = {"default": default_vmfb, "flags": flags_vmfb}
+        if one_module:
+            print(f"{args.name:8} the spec leaves the module as the flags "
+                  f"build it: one module, timed once")
+        else:
+            builds["tuned"] = tuned_vmfb
     function, inputs = signature_inputs(args.model)
     extra = [f"--parameters=model={args.parameters}"] if args.parameters else []
     medians = {}
@@ -171,12 +180,17 @@ def main():
         times = {name: [] for name in [*builds, "ort"]}
         session = ort_session(args.onnx, threads) if args.onnx != "-" else None
         feeds = ort_feeds(session) if session else None
-        for _ in range(ROUNDS):  # interleaved: drift hits all alike
-            for name, vmfb in builds.items():
-                times[name] += iree_samples(args.bin_dir, vmfb, function,
-                                            inputs, threads, extra)
+        names = list(builds)
+        for r in range(ROUNDS):
+            # Interleaved, so drift hits all alike, and each round starts
+            # one build later, so no build always runs right after another.
+            for name in names[r % len(names):] + names[:r % len(names)]:
+                times[name] += iree_samples(args.bin_dir, builds[name],
+                                            function, inputs, threads, extra)
             if session:
                 times["ort"] += ort_samples(session, feeds)
+        if one_module:
+            times["tuned"] = times["flags"]
         med = {k: statistics.median(v) * 1e3 for k, v in times.items() if v}
         ort = f"{med['ort']:8.2f} ms" if "ort" in med else "       -   "
         flags = (f"  flags only {med['flags']:8.2f} ms" if "flags" in med
