@@ -151,12 +151,17 @@ TEST(IreeDefaultConfig, APackedWindowCopyTriesContiguousStoresFirst) {
       distributionVariants(*config, p, 4, 32768);
   ASSERT_EQ(variants.size(), 4u);
   // One h row, one register of w, every (c, kh, kw): 64 KB stored in one
-  // run; then the whole w row.
+  // run, first with a register tile of the whole window (kh, kw: 128
+  // elements stored in one run), then with IREE's; then the whole w row.
   EXPECT_EQ(variants[0].distribution,
             (llvm::SmallVector<int64_t>{128, 4, 4, 1, 8}));
+  EXPECT_EQ(variants[0].vectorParallel,
+            (llvm::SmallVector<int64_t>{1, 4, 4, 1, 8}));
   EXPECT_EQ(variants[1].distribution,
+            (llvm::SmallVector<int64_t>{128, 4, 4, 1, 8}));
+  EXPECT_TRUE(variants[1].vectorParallel.empty());
+  EXPECT_EQ(variants[2].distribution,
             (llvm::SmallVector<int64_t>{128, 4, 4, 1, 128}));
-  EXPECT_TRUE(variants[0].vectorParallel.empty());
   // Without the pack the op keeps the other families.
   config->storeOrder.clear();
   EXPECT_NE(distributionVariants(*config, p, 4, 32768).front().distribution,
