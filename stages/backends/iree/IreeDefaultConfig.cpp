@@ -30,16 +30,11 @@ StringRef balancedAttribute(StringRef text, size_t start) {
   return {};
 }
 
-/// `key = [a, b, ...]` inside a lowering config; nullopt when absent or not
-/// a plain list of integers (scalable tiles are printed `[n]`).
-std::optional<SmallVector<int64_t>> levelOf(StringRef config, StringRef key) {
-  Regex level(("(^|[<, ])" + key + " = \\[([-0-9, ]*)\\]").str());
-  SmallVector<StringRef> m;
-  if (!level.match(config, &m))
-    return std::nullopt;
+/// The integers of `a, b, ...` (a list's inside); nullopt when one is not.
+std::optional<SmallVector<int64_t>> integerList(StringRef list) {
   SmallVector<int64_t> values;
   SmallVector<StringRef> fields;
-  m[2].split(fields, ',', -1, /*KeepEmpty=*/false);
+  list.split(fields, ',', -1, /*KeepEmpty=*/false);
   for (StringRef field : fields) {
     int64_t v = 0;
     if (field.trim().getAsInteger(10, v))
@@ -47,6 +42,16 @@ std::optional<SmallVector<int64_t>> levelOf(StringRef config, StringRef key) {
     values.push_back(v);
   }
   return values;
+}
+
+/// `key = [a, b, ...]` inside a lowering config; nullopt when absent or not
+/// a plain list of integers (scalable tiles are printed `[n]`).
+std::optional<SmallVector<int64_t>> levelOf(StringRef config, StringRef key) {
+  Regex level(("(^|[<, ])" + key + " = \\[([-0-9, ]*)\\]").str());
+  SmallVector<StringRef> m;
+  if (!level.match(config, &m))
+    return std::nullopt;
+  return integerList(m[2]);
 }
 
 std::string listText(ArrayRef<int64_t> values) {
@@ -77,15 +82,12 @@ static SmallVector<unsigned> packedStoreOrder(StringRef configuredText,
           .drop_front(m[0].data() + m[0].size() - configuredText.data())
           .contains("linalg.pack "))
     return {};
-  SmallVector<unsigned> order;
-  SmallVector<StringRef> fields;
-  m[1].split(fields, ',', -1, /*KeepEmpty=*/false);
-  for (StringRef field : fields) {
-    unsigned dim;
-    if (field.trim().getAsInteger(10, dim) || dim >= loops)
-      return {};
-    order.push_back(dim);
-  }
+  std::optional<SmallVector<int64_t>> dims = integerList(m[1]);
+  if (!dims || llvm::any_of(*dims, [&](int64_t d) {
+        return d < 0 || size_t(d) >= loops;
+      }))
+    return {};
+  SmallVector<unsigned> order(dims->begin(), dims->end());
   bool identity = llvm::equal(order, llvm::seq<unsigned>(0, order.size()));
   if (order.size() != loops || identity)
     return {};
@@ -101,18 +103,6 @@ static SmallVector<int64_t> dataTilesAround(StringRef configuredText,
   Regex op("linalg\\.(un)?pack [^\n]*inner_dims_pos = \\[([0-9, ]*)\\] "
            "inner_tiles = \\[([0-9, ]*)\\][^\n]*: tensor<([^>]*)> -> "
            "tensor<([^>]*)>");
-  auto integers = [](StringRef list) {
-    SmallVector<int64_t> values;
-    SmallVector<StringRef> fields;
-    list.split(fields, ',', -1, /*KeepEmpty=*/false);
-    for (StringRef field : fields) {
-      int64_t v = 0;
-      if (field.trim().getAsInteger(10, v) || v < 0)
-        return SmallVector<int64_t>();
-      values.push_back(v);
-    }
-    return values;
-  };
   SmallVector<int64_t> tiles;
   bool readsUnpacked = false;
   SmallVector<StringRef> lines;
@@ -125,13 +115,15 @@ static SmallVector<int64_t> dataTilesAround(StringRef configuredText,
     StringRef plain = unpack ? m[5] : m[4];
     if (size_t(plain.count('x')) != loops)
       continue;
-    SmallVector<int64_t> dims = integers(m[2]), sizes = integers(m[3]);
-    if (dims.empty() || dims.size() != sizes.size() ||
-        llvm::is_contained(sizes, 0))
+    std::optional<SmallVector<int64_t>> dims = integerList(m[2]),
+                                        sizes = integerList(m[3]);
+    if (!dims || !sizes || dims->empty() || dims->size() != sizes->size() ||
+        llvm::any_of(*dims, [](int64_t dim) { return dim < 0; }) ||
+        llvm::any_of(*sizes, [](int64_t size) { return size <= 0; }))
       continue;
     if (tiles.empty())
       tiles.assign(loops, 1);
-    for (auto [dim, size] : zip(dims, sizes))
+    for (auto [dim, size] : zip(*dims, *sizes))
       if (size_t(dim) < loops)
         tiles[dim] = std::lcm(tiles[dim], size);
     readsUnpacked = readsUnpacked || unpack;
@@ -329,10 +321,6 @@ registerVariants(const IreeRootConfig &config, const Problem &problem) {
   return variants;
 }
 
-/// Workgroups that each store one contiguous run of a packed result
-/// (IreeDefaultConfig.h): the loops the pack stores outermost at one tile,
-/// or at the register tile where IREE vectorizes, the others whole; about
-/// 64 KB of result a workgroup first.
 /// The first store-order workgroup with a register tile that stores one
 /// contiguous run: the loops the pack stores innermost (the last of its
 /// `outer_dims_perm`) taken whole, innermost first, while the tile stays
@@ -370,6 +358,10 @@ wholeInnerStores(ArrayRef<DistributionVariant> storeOrdered,
   return v;
 }
 
+/// Workgroups that each store one contiguous run of a packed result
+/// (IreeDefaultConfig.h): the loops the pack stores outermost at one tile,
+/// or at the register tile where IREE vectorizes, the others whole; about
+/// 64 KB of result a workgroup first.
 static std::vector<DistributionVariant>
 storeOrderVariants(const IreeRootConfig &config, const Problem &problem) {
   size_t loops = problem.loopRanges.size();

@@ -59,8 +59,8 @@ namespace {
 /// `transform.get_operand` past the end would fail the whole spec.
 std::string shapeMatcher(const IreeIrOp &op, const Problem &problem) {
   std::vector<std::string> bodyOps;
-  for (const IreeIrOp &block : op.children())
-    bodyOps.push_back(block.name().str());
+  for (const IreeIrOp &bodyOp : op.children())
+    bodyOps.push_back(bodyOp.name().str());
   auto dimsOfKind = [&](StringRef kind) {
     SmallVector<std::string> dims;
     for (auto [i, type] : enumerate(problem.iteratorTypes))
