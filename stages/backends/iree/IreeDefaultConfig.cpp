@@ -480,6 +480,60 @@ dataTileVariants(const IreeRootConfig &config, const Problem &problem) {
   return variants;
 }
 
+/// Register tiles for a `linalg.pack` root that read its source a whole
+/// register at a time: where the source's innermost dim is no multiple of
+/// its vector, IREE vectorizes the pack one inner tile at a time (257: [1,
+/// 1, 1]; 64: [1, 1, 16]), so into 8x1 tiles each vector gathers 8
+/// elements from 8 rows. With a 32-byte
+/// register of elements on the loop that walks the source's innermost dim
+/// (Problem::dimRoles 'v'), each row is read by vectors and the tiles are
+/// transposed in registers. First with workgroups of whole rows (that loop
+/// and the ones inside it whole, the ones outside at one tile), then with
+/// IREE's workgroups, that loop rounded up to the register tile, then whole.
+/// The ViT's attention probabilities (6x257x257 f32 packed into
+/// 6x33x257x8x1; dispatch benchmark, 1 thread): IREE's [2, 33, 1] x
+/// [1, 1, 1] 273-305 us, [1, 1, 257] x [1, 1, 8] 70-78 us, [2, 33, 8] x
+/// [1, 1, 8] 112-120 us.
+static std::vector<DistributionVariant>
+packVariants(const IreeRootConfig &config, const Problem &problem) {
+  SmallVector<unsigned> lanes = problem.dimsWithRole('v');
+  size_t loops = problem.loopRanges.size();
+  if (problem.opName != "linalg.pack" || lanes.size() != 1 ||
+      config.vectorParallel.size() != loops)
+    return {};
+  unsigned lane = lanes.front();
+  int64_t tile = std::min<int64_t>(std::max<int64_t>(1, 32 / elementBytes(problem)),
+                                   problem.loopRanges[lane]);
+  if (tile <= config.vectorParallel[lane])
+    return {};
+  DistributionVariant rows;
+  rows.vectorParallel = config.vectorParallel;
+  rows.vectorParallel[lane] = tile;
+  for (size_t i = 0; i < loops; ++i)
+    rows.distribution.push_back(
+        i < lane ? std::max<int64_t>(1, config.vectorParallel[i]) : 0);
+  DistributionVariant rounded = rows, whole = rows;
+  rounded.distribution = whole.distribution = config.distribution;
+  int64_t &own = rounded.distribution[lane];
+  if (own > 0)
+    own = std::min(problem.loopRanges[lane], (own + tile - 1) / tile * tile);
+  whole.distribution[lane] = 0;
+  std::vector<DistributionVariant> variants;
+  for (DistributionVariant *v : {&rows, &rounded, &whole})
+    if (llvm::none_of(variants, [&](const DistributionVariant &seen) {
+          return seen.distribution == v->distribution;
+        }))
+      variants.push_back(std::move(*v));
+  return variants;
+}
+
+/// Whether the root changes data tiling's layout itself: the pack or
+/// unpack the dispatch carries is then its root, not a layout around it
+/// (IreeRootConfig::storeOrder, dataTiles).
+static bool isLayoutRoot(const Problem &problem) {
+  return problem.opName == "linalg.pack" || problem.opName == "linalg.unpack";
+}
+
 std::vector<DistributionVariant>
 distributionVariants(const IreeRootConfig &config, const Problem &problem,
                      unsigned count, int64_t maxVectorBytes) {
@@ -493,9 +547,11 @@ distributionVariants(const IreeRootConfig &config, const Problem &problem,
     });
     return variants;
   };
-  std::vector<DistributionVariant> variants =
-      dataTileVariants(config, problem);
-  llvm::append_range(variants, storeOrderVariants(config, problem));
+  std::vector<DistributionVariant> variants = packVariants(config, problem);
+  if (!isLayoutRoot(problem)) {
+    llvm::append_range(variants, dataTileVariants(config, problem));
+    llvm::append_range(variants, storeOrderVariants(config, problem));
+  }
   llvm::append_range(variants, transposeVariants(config, problem));
   std::vector<DistributionVariant> registers;
   for (DistributionVariant &v : byDistance(registerVariants(config, problem)))

@@ -200,6 +200,43 @@ TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
             variants[0].vectorParallel);
 }
 
+TEST(IreeDefaultConfig, APackGatheringRowsTriesRegistersAlongThemFirst) {
+  // IREE 3.13's config for the ViT's pack of its attention probabilities
+  // (6x257x257 f32 into 6x33x257x8x1): one 8x1 tile a vector.
+  std::string path =
+      iree::testing::testdata("fixtures/pack-rows/configured.mlir");
+  llvm::Expected<IreeRootConfig> config =
+      readRootConfig(iree::testing::readTestFile(path), path);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->distribution, (llvm::SmallVector<int64_t>{2, 33, 1}));
+  EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{1, 1, 1}));
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.opName = "linalg.pack";
+  p.loopRanges = {6, 33, 257};
+  p.iteratorTypes.assign(3, "parallel");
+  p.elementTypes = {"f32", "f32"};
+  p.dimRoles = "ppv";
+  p.rootDag = "(matched by its types)";
+  std::vector<DistributionVariant> variants =
+      distributionVariants(*config, p, 4, 32768);
+  ASSERT_EQ(variants.size(), 4u);
+  // A register of source elements along each row: whole rows, then IREE's
+  // workgroups rounded up to it, then with the rows whole.
+  for (unsigned i = 0; i < 3; ++i)
+    EXPECT_EQ(variants[i].vectorParallel,
+              (llvm::SmallVector<int64_t>{1, 1, 8}));
+  EXPECT_EQ(variants[0].distribution, (llvm::SmallVector<int64_t>{1, 1, 0}));
+  EXPECT_EQ(variants[1].distribution, (llvm::SmallVector<int64_t>{2, 33, 8}));
+  EXPECT_EQ(variants[2].distribution, (llvm::SmallVector<int64_t>{2, 33, 0}));
+  // The pack is the root, not a layout around it: no store-order family.
+  EXPECT_TRUE(config->storeOrder.empty());
+  // Without a lane loop (the innermost dim tiled already) IREE's variants.
+  p.dimRoles = "ppp";
+  EXPECT_NE(distributionVariants(*config, p, 4, 32768).front().vectorParallel,
+            variants[0].vectorParallel);
+}
+
 TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
   IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
   config.hasCacheLevel = true;

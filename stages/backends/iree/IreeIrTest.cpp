@@ -85,8 +85,9 @@ TEST(IreeIr, ReadsEveryRecordedDumpAsTheTextReaderDoes) {
   std::vector<std::string> files = recordedDumps();
   llvm::erase_if(files, [](const std::string &f) { return isOlderForm(f); });
   // cpu, cpu-transpose, cpu-mmt4d (data tiling: two packs, a batch_mmt4d),
-  // cpu-softmax, cpu-gelu, rocm (a matmul, a convolution, one more).
-  ASSERT_EQ(files.size(), 10u);
+  // cpu-softmax, cpu-gelu, cpu-pack, rocm (a matmul, a convolution, one
+  // more).
+  ASSERT_EQ(files.size(), 11u);
   unsigned refused = 0, onlyIree = 0;
   for (const std::string &path : files) {
     SCOPED_TRACE(path);
@@ -94,7 +95,8 @@ TEST(IreeIr, ReadsEveryRecordedDumpAsTheTextReaderDoes) {
     Expected<IreeDispatch> byText = readIreeDispatch(text, path);
     Expected<IreeDispatch> byIree = readIreeDispatch(text, path, library);
     if (!byText && byIree && !byIree->problem.rootDag.empty()) {
-      // A computing body is matched by its DAG, which only IREE prints.
+      // A computing body is matched by its DAG, which only IREE prints; a
+      // pack by its tiling, which only IREE's library reads.
       consumeError(byText.takeError());
       ++onlyIree;
       continue;
@@ -131,8 +133,8 @@ TEST(IreeIr, ReadsEveryRecordedDumpAsTheTextReaderDoes) {
     EXPECT_EQ(a.elementTypes, b.elementTypes);
     EXPECT_EQ(a.stableId(), b.stableId());
   }
-  EXPECT_EQ(refused, 2u) << "the two packs of data tiling";
-  EXPECT_EQ(onlyIree, 2u) << "the softmax and the GELU";
+  EXPECT_EQ(refused, 0u);
+  EXPECT_EQ(onlyIree, 5u) << "the softmax, the GELU and three packs";
 }
 
 std::string softmaxDump() {
@@ -263,6 +265,56 @@ TEST(IreeIr, AnOpWhoseBodyReadsConstantsIsMatchedByItsShape) {
       "#iree_codegen.translation_info<pipeline = "
       "#iree_cpu.pipeline<DoubleTilingExpert>>>",
       "gelu");
+}
+
+/// The ViT's pack of its attention probabilities (6x257x257 f32 into 8x1
+/// tiles for the next batch_mmt4d): neither structured nor with a body, it
+/// is read as an elementwise problem over its destination's outer dims,
+/// matched by its name and operand types, and that matcher reaches the
+/// dispatch.
+TEST(IreeIr, APackIsReadOverItsOuterDimsAndMatchedByItsTypes) {
+  REQUIRE_IREE_LIBRARY(library);
+  std::string path = std::string(RETUNE_SOURCE_DIR) +
+                     "/tests/fakes/data/dumps/cpu-pack/"
+                     "module_main_graph_dispatch_21_embedded_elf_x86_64_"
+                     "benchmark.mlir";
+  Expected<IreeDispatch> d =
+      readIreeDispatch(readTestFile(path), path, library);
+  ASSERT_TRUE(static_cast<bool>(d)) << toString(d.takeError());
+  const Problem &p = d->problem;
+  EXPECT_EQ(p.kind, OpKind::Elementwise);
+  EXPECT_EQ(p.opName, "linalg.pack");
+  EXPECT_EQ(p.loopRanges, (llvm::SmallVector<int64_t>{6, 33, 257}));
+  // The loop over the source's untiled innermost dim takes the lanes.
+  EXPECT_EQ(p.dimRoles, "ppv");
+  llvm::StringRef matcher = p.rootDag;
+  EXPECT_TRUE(matcher.contains("inner_tiles = array<i64: 8, 1>"))
+      << matcher.str();
+  EXPECT_TRUE(matcher.contains("cast_compatible_type %operand1 = "
+                               "tensor<6x33x257x8x1xf32>"))
+      << matcher.str();
+  expectSpecReachesDispatch(
+      path,
+      "#iree_codegen.compilation_info<lowering_config = "
+      "#iree_cpu.lowering_config<distribution = [1, 1, 0], "
+      "vector_common_parallel = [1, 1, 8]>, translation_info = "
+      "#iree_codegen.translation_info<pipeline = "
+      "#iree_cpu.pipeline<DataTiling>>>",
+      "pack");
+}
+
+/// A pack that tiles its source's innermost dim reads whole tiles there
+/// already: no loop takes the lanes.
+TEST(IreeIr, APackOfTheInnermostDimHasNoLaneLoop) {
+  REQUIRE_IREE_LIBRARY(library);
+  std::string path = std::string(RETUNE_SOURCE_DIR) +
+                     "/tests/fakes/data/dumps/cpu-mmt4d/"
+                     "module__encoding_1_embedded_elf_x86_64_benchmark.mlir";
+  Expected<IreeDispatch> d =
+      readIreeDispatch(readTestFile(path), path, library);
+  ASSERT_TRUE(static_cast<bool>(d)) << toString(d.takeError());
+  EXPECT_EQ(d->problem.loopRanges, (llvm::SmallVector<int64_t>{8, 8, 64}));
+  EXPECT_EQ(d->problem.dimRoles, "ppp");
 }
 
 TEST(IreeIr, DropsAttributesAsTheTextReaderDoes) {

@@ -52,6 +52,19 @@ readIreeTargets(StringRef text, StringRef fileName,
 
 namespace {
 
+/// Transform IR that checks the types of `op`'s first `count` operands.
+std::string operandTypeChecks(const IreeIrOp &op, unsigned count) {
+  std::string out;
+  for (unsigned i = 0; i < count; ++i)
+    out += formatv("    %operand{0} = transform.get_operand %arg0[{0}] : "
+                   "(!transform.any_op) -> !transform.any_value\n"
+                   "    transform.iree.match.cast_compatible_type %operand{0} "
+                   "= {1} : !transform.any_value\n",
+                   i, op.operandType(i))
+               .str();
+  return out;
+}
+
 /// Transform IR that matches `op` by what it computes over (its name, its
 /// loops and their kinds, its operands' types) rather than by its body;
 /// the body's ops are named in a comment, which keeps two such ops apart in
@@ -100,14 +113,98 @@ std::string shapeMatcher(const IreeIrOp &op, const Problem &problem) {
   out += "      transform.match.structured.yield %structured : "
          "!transform.any_op\n"
          "    }\n";
-  for (unsigned i = 0; i < op.numOperands(); ++i)
-    out += formatv("    %operand{0} = transform.get_operand %arg0[{0}] : "
-                   "(!transform.any_op) -> !transform.any_value\n"
-                   "    transform.iree.match.cast_compatible_type %operand{0} "
-                   "= {1} : !transform.any_value\n",
-                   i, op.operandType(i))
-               .str();
-  return out;
+  return out + operandTypeChecks(op, op.numOperands());
+}
+
+/// A dense i64 array attribute of `op` (`array<i64: 1, 2>`); none when
+/// absent or not one.
+std::optional<SmallVector<int64_t>> denseIntegers(const IreeIrOp &op,
+                                                  StringRef name,
+                                                  mlir::MLIRContext &context) {
+  std::string text = op.attr(name);
+  if (text.empty())
+    return std::nullopt;
+  auto array = dyn_cast_if_present<mlir::DenseI64ArrayAttr>(
+      mlir::parseAttribute(text, &context));
+  if (!array)
+    return std::nullopt;
+  return SmallVector<int64_t>(array.asArrayRef());
+}
+
+/// A `linalg.pack` or `linalg.unpack` root (data tiling's change of
+/// layout) as an elementwise problem over the loops IREE tiles it by: a
+/// pack's destination's outer dims, in their order; an unpack's result's
+/// dims. 'v' marks the loop that walks the unpacked side's innermost dim,
+/// the one contiguous there (for a pack, only when its inner tiles leave
+/// that dim untiled). Such an op is neither structured nor has a
+/// body for IREE's DAG matcher: it is matched by its name and its source's
+/// and destination's types, its tiling named in a comment (which keeps two
+/// such ops apart in the Problem's id).
+Expected<Problem> layoutProblem(const IreeIrOp &op, StringRef target,
+                                StringRef where) {
+  StringRef name = op.name();
+  if (!target.starts_with("cpu:"))
+    return makeError(where + ": root op '" + name +
+                     "' is tuned on CPU targets only");
+  if (op.numOperands() < 2)
+    return makeError(where + ": '" + name + "' without a destination");
+  std::unique_ptr<mlir::MLIRContext> context = makeReaderContext();
+  DiagnosticCapture diagnostics(*context);
+  Problem problem;
+  problem.kind = OpKind::Elementwise;
+  problem.opName = name.str();
+  problem.target = target.str();
+  problem.numInputs = 1;
+  SmallVector<mlir::Type> types;
+  for (unsigned i = 0; i < 2; ++i)
+    if (Error err = addOperandType(problem, types, op.operandType(i), *context,
+                                   diagnostics, where))
+      return std::move(err);
+  bool pack = name == "linalg.pack";
+  auto unpacked = dyn_cast<mlir::RankedTensorType>(types[pack ? 0 : 1]);
+  auto packed = dyn_cast<mlir::RankedTensorType>(types[pack ? 1 : 0]);
+  if (!unpacked || !packed || packed.getRank() < unpacked.getRank())
+    return makeError(where + ": '" + name + "' is not between ranked tensors");
+  int64_t rank = unpacked.getRank();
+  SmallVector<int64_t> perm = denseIntegers(op, "outer_dims_perm", *context)
+                                  .value_or(SmallVector<int64_t>());
+  if (perm.empty())
+    llvm::append_range(perm, llvm::seq<int64_t>(0, rank));
+  const int64_t *innermost = llvm::find(perm, rank - 1);
+  if (int64_t(perm.size()) != rank || innermost == perm.end())
+    return makeError(where + ": cannot read the outer_dims_perm of '" + name +
+                     "'");
+  ArrayRef<int64_t> loops = pack ? packed.getShape().take_front(rank)
+                                 : unpacked.getShape();
+  problem.loopRanges.assign(loops.begin(), loops.end());
+  problem.iteratorTypes.assign(rank, "parallel");
+  problem.dimRoles.assign(rank, 'p');
+  // A pack that tiles the source's innermost dim already reads it in runs
+  // of whole tiles; one that does not (a matmul LHS's 8x1 tiles) gathers
+  // each tile from several rows unless vectorized along that dim.
+  SmallVector<int64_t> tiledDims =
+      denseIntegers(op, "inner_dims_pos", *context).value_or(SmallVector<int64_t>());
+  SmallVector<int64_t> tiles = denseIntegers(op, "static_inner_tiles", *context)
+                                   .value_or(SmallVector<int64_t>());
+  int64_t innermostTile = 1;
+  for (auto [dim, tile] : zip(tiledDims, tiles))
+    if (dim == rank - 1)
+      innermostTile = tile;
+  if (!pack)
+    problem.dimRoles[rank - 1] = 'v';
+  else if (innermostTile == 1)
+    problem.dimRoles[innermost - perm.begin()] = 'v';
+  std::string tiling =
+      formatv("{0} inner_dims_pos = {1}, inner_tiles = {2}, outer_dims_perm = "
+              "{3}",
+              name, op.attr("inner_dims_pos"), op.attr("static_inner_tiles"),
+              op.attr("outer_dims_perm"))
+          .str();
+  problem.rootDag = "    // matched by name and operand types: " + tiling +
+                    "\n    transform.match.operation_name %arg0 [\"" +
+                    name.str() + "\"] : !transform.any_op\n" +
+                    operandTypeChecks(op, 2);
+  return sealProblem(std::move(problem), {}, where);
 }
 
 /// The Problem of `op` as IREE's own library reads it: its operands' types,
@@ -117,6 +214,8 @@ Expected<Problem> problemFromIreeOp(const IreeIrOp &op, StringRef target,
                                     StringRef fileName) {
   std::string where = (fileName + ":" + Twine(op.line())).str();
   std::string name = op.name().str();
+  if (name == "linalg.pack" || name == "linalg.unpack")
+    return layoutProblem(op, target, where);
   bool attention = name == "iree_linalg_ext.attention";
   if (!attention && !StringRef(name).starts_with("linalg."))
     return makeError(where + ": root op '" + name +
