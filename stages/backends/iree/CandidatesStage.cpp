@@ -130,75 +130,6 @@ bool isDataTiledMatmul(const Problem &problem) {
           problem.loopRanges.size() == 7);
 }
 
-/// How many times a workgroup grid of `m1` x `n1` outer tiles streams the
-/// data-tiled RHS (N1 K1 N0 K0) from beyond L2. IREE numbers workgroups
-/// with N1 fastest, so every row of M1 tiles sweeps the whole RHS: when it
-/// does not fit in L2 it comes from L3 or memory ceil(M1 / m1) times. The
-/// LHS tile of a row is reused across the sweep. Measured on the ViT's
-/// decoder (IREE 3.13, 1 thread, inputs in written memory): mmt4d
-/// 8x2048x2048 (134 MB RHS) 105-145 ms with IREE's [1, 2] and 63-84 ms with
-/// [8, 2]; 16x512x4096 117 ms with [1, 1], 70-76 ms with [16, 1] or [16, 2].
-double rhsSweeps(ArrayRef<int64_t> r, int64_t m1, int64_t elementBytes,
-                 int64_t l2Bytes) {
-  int64_t rhsBytes = r[1] * r[2] * r[4] * r[5] * elementBytes;
-  if (rhsBytes <= l2Bytes)
-    return 1;
-  return double((r[0] + m1 - 1) / m1);
-}
-
-std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
-                                     const Problem &problem,
-                                     const IreeSyntax &syntax,
-                                     const cpu::CpuHost &host,
-                                     uint64_t &total) {
-  bool batched = problem.loopRanges.size() == 7;
-  int64_t rhsElementBytes = operandElementBytes(problem, 1);
-  // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
-  ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
-  auto divisors = [](int64_t n) {
-    SmallVector<int64_t> d;
-    for (int64_t k = 1; k <= n && k <= 64; ++k)
-      if (n % k == 0)
-        d.push_back(k);
-    return d;
-  };
-  auto withBatch = [&](SmallVector<int64_t> tiles, int64_t batchTile) {
-    if (batched)
-      tiles.insert(tiles.begin(), batchTile);
-    return tiles;
-  };
-  std::vector<Planned> planned;
-  for (int64_t m1 : divisors(r[0]))
-    for (int64_t n1 : divisors(r[1])) {
-      CpuTileSizes tiles;
-      tiles.distribution = withBatch({m1, n1, 0, 0, 0, 0}, 1);
-      tiles.vectorCommonParallel = withBatch({1, 1, 0, r[3], r[4], 0}, 1);
-      tiles.vectorReduction = withBatch({0, 0, 1, 0, 0, r[5]}, 0);
-      // Heuristic order: workgroups of about eight outer tiles first (enough
-      // work to amortise a workgroup, small enough to stay in L2), and a
-      // large RHS streamed as few times as the tiles allow.
-      double cost = std::abs(std::log2(double(m1 * n1)) - 3.0) +
-                    0.1 * std::abs(std::log2(double(m1) / double(n1))) +
-                    std::log2(rhsSweeps(r, m1, rhsElementBytes, host.l2Bytes));
-      planned.push_back(
-          {SpecEntry{problem,
-                     cpuCompilationInfo(
-                         tiles, syntax.pipeline("cpu", "Mmt4dTilingExpert")),
-                     ""},
-           json::Object{{"pipeline", "Mmt4dTilingExpert"},
-                        {"distribution_m1", m1},
-                        {"distribution_n1", n1}},
-           cost});
-    }
-  total = planned.size();
-  llvm::stable_sort(planned, [](const Planned &a, const Planned &b) {
-    return a.cost < b.cost;
-  });
-  if (planned.size() > options.candidateCount)
-    planned.resize(options.candidateCount);
-  return planned;
-}
-
 /// The dispatch as iree-compile configures it (IREE's own lowering config
 /// and translation_info on every op), written to `configured`.
 Expected<std::string> configureDispatch(const CandidatesOptions &options,
@@ -219,6 +150,114 @@ Expected<std::string> configureDispatch(const CandidatesOptions &options,
     return makeError("iree-compile --compile-to=executable-configurations failed (" +
                      outcome.message + "; log: " + log + ")");
   return readFile(configured);
+}
+
+/// How many times a workgroup grid of `m1` x `n1` outer tiles streams the
+/// data-tiled RHS (N1 K1 N0 K0) from memory. IREE numbers workgroups with
+/// N1 fastest, so every row of M1 tiles sweeps the whole RHS: when it does
+/// not fit in the last-level cache it comes from memory ceil(M1 / m1)
+/// times. The LHS tile of a row is reused across the sweep. Measured on the
+/// ViT's decoder (IREE 3.13, 1 thread, inputs in written memory): mmt4d
+/// 8x2048x2048 (134 MB RHS) 105-145 ms with IREE's [1, 2] and 63-84 ms with
+/// [8, 2]; 16x512x4096 (67 MB) 117 ms with [1, 1], 70-76 ms with [16, 1] or
+/// [16, 2].
+double rhsSweeps(ArrayRef<int64_t> r, int64_t m1, int64_t elementBytes,
+                 int64_t cacheBytes) {
+  int64_t rhsBytes = r[1] * r[2] * r[4] * r[5] * elementBytes;
+  if (rhsBytes <= cacheBytes)
+    return 1;
+  return double((r[0] + m1 - 1) / m1);
+}
+
+/// IREE's own workgroup tile of M1 and N1 for a data-tiled matmul, from its
+/// configuring compile; none when that fails (a note says why).
+std::optional<std::pair<int64_t, int64_t>>
+ireeOuterTiles(const CandidatesOptions &options, ProcessRunner &runner,
+               const Problem &problem) {
+  bool batched = problem.loopRanges.size() == 7;
+  std::string configured = options.outputDir + "/iree-config.mlir";
+  Expected<std::string> text = configureDispatch(options, runner, configured);
+  Expected<IreeRootConfig> config =
+      text ? readRootConfig(*text, configured)
+           : Expected<IreeRootConfig>(text.takeError());
+  if (!config || config->distribution.size() != problem.loopRanges.size()) {
+    errs() << "retune-iree-candidates: note: workgroups of about eight outer "
+              "tiles first: IREE's own cannot be read: "
+           << (config ? "its distribution has another rank"
+                      : toString(config.takeError()))
+           << "\n";
+    return std::nullopt;
+  }
+  auto whole = [&](size_t loop) {
+    int64_t tile = config->distribution[loop];
+    return tile > 0 ? tile : problem.loopRanges[loop];
+  };
+  return std::make_pair(whole(batched), whole(batched + 1));
+}
+
+std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
+                                     ProcessRunner &runner,
+                                     const Problem &problem,
+                                     const IreeSyntax &syntax,
+                                     const cpu::CpuHost &host,
+                                     uint64_t &total) {
+  bool batched = problem.loopRanges.size() == 7;
+  int64_t rhsElementBytes = operandElementBytes(problem, 1);
+  // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
+  ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
+  auto divisors = [](int64_t n) {
+    SmallVector<int64_t> d;
+    for (int64_t k = 1; k <= n && k <= 64; ++k)
+      if (n % k == 0)
+        d.push_back(k);
+    return d;
+  };
+  auto withBatch = [&](SmallVector<int64_t> tiles, int64_t batchTile) {
+    if (batched)
+      tiles.insert(tiles.begin(), batchTile);
+    return tiles;
+  };
+  std::optional<std::pair<int64_t, int64_t>> own =
+      ireeOuterTiles(options, runner, problem);
+  std::vector<Planned> planned;
+  for (int64_t m1 : divisors(r[0]))
+    for (int64_t n1 : divisors(r[1])) {
+      if (own && own->first == m1 && own->second == n1)
+        continue; // IREE's own config is the baseline
+      CpuTileSizes tiles;
+      tiles.distribution = withBatch({m1, n1, 0, 0, 0, 0}, 1);
+      tiles.vectorCommonParallel = withBatch({1, 1, 0, r[3], r[4], 0}, 1);
+      tiles.vectorReduction = withBatch({0, 0, 1, 0, 0, r[5]}, 0);
+      // Heuristic order: near IREE's own workgroups (on the ViT's mmt4d
+      // 33x192x384 every candidate of about eight outer tiles, [11, 1] to
+      // [33, 2], ran 1.25-1.40x IREE's [11, 8]; without IREE's, workgroups
+      // of about eight outer tiles), and an RHS beyond the last-level cache
+      // streamed as few times as the tiles allow.
+      double distance =
+          own ? std::abs(std::log2(double(m1) / double(own->first))) +
+                    std::abs(std::log2(double(n1) / double(own->second)))
+              : std::abs(std::log2(double(m1 * n1)) - 3.0) +
+                    0.1 * std::abs(std::log2(double(m1) / double(n1)));
+      double cost =
+          distance + 2 * std::log2(rhsSweeps(r, m1, rhsElementBytes,
+                                             host.l3Bytes));
+      planned.push_back(
+          {SpecEntry{problem,
+                     cpuCompilationInfo(
+                         tiles, syntax.pipeline("cpu", "Mmt4dTilingExpert")),
+                     ""},
+           json::Object{{"pipeline", "Mmt4dTilingExpert"},
+                        {"distribution_m1", m1},
+                        {"distribution_n1", n1}},
+           cost});
+    }
+  total = planned.size();
+  llvm::stable_sort(planned, [](const Planned &a, const Planned &b) {
+    return a.cost < b.cost;
+  });
+  if (planned.size() > options.candidateCount)
+    planned.resize(options.candidateCount);
+  return planned;
 }
 
 /// What IREE says of a GPU dispatch: its own config and, where it emits
@@ -394,7 +433,8 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
                                              const IreeSyntax &syntax,
                                              uint64_t &total) {
   if (isDataTiledMatmul(problem))
-    return mmt4dCandidates(options, problem, syntax, hostOf(target), total);
+    return mmt4dCandidates(options, runner, problem, syntax, hostOf(target),
+                           total);
   // A transpose, copy or broadcast: nothing for the contraction space to
   // tile, but IREE's register tile matters (IreeDefaultConfig.h).
   if (problem.kind == OpKind::Elementwise)

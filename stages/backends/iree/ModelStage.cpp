@@ -671,12 +671,13 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
     return trial;
   };
   // Only options that can save enough of the model's time are tried in it
-  // (keepPromisingOptions). With a profile of the model, in rounds, every
-  // dispatch's next option in one build, by their time in the model;
-  // without one, each alone, timed on the whole model, until one helps.
-  // Chosen ones whose saving is too small to show in the model's time, and
-  // the small dispatches' winners when together they can save enough
-  // (smallWinnersTogether), ride along, never tried alone (decideWinners).
+  // (keepPromisingOptions), and the small dispatches' winners when together
+  // they can save enough (smallWinnersTogether). With a profile of the
+  // model, in rounds, every dispatch's next option in one build, by their
+  // time in the model; without one, each alone, timed on the whole model,
+  // until one helps (the small ones' winners then ride along untried).
+  // Chosen ones whose saving is too small to show in the model's time ride
+  // along, never tried alone (decideWinners).
   auto choose = [&](std::vector<DispatchOptions> &all,
                     const BaselineProfile &profiled,
                     std::vector<std::string> &small)
@@ -685,20 +686,29 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
         all, modelTimeShares(dispatches, profiled.times), options.margin);
     std::vector<Winner> joined =
         smallWinnersTogether(unpromising, *linked, options.margin);
+    // With a profile of the model they are profiled in it beside the
+    // others and judged by their own time there: untried, one that runs
+    // slower in the model than alone cancels the others' gain unseen.
+    bool byProfile = profiled.note.empty();
+    if (byProfile) {
+      for (const Winner &w : joined)
+        all.push_back(DispatchOptions{w.dispatch, {w}});
+      joined.clear();
+    }
     auto profileRound = [&](ArrayRef<Winner> some,
                             StringRef tag) -> Expected<ProfiledBuild> {
       return profileWinners(options, *runner, some, tag, isLinked(some),
                             *baseline, reach ? &*reach : nullptr, dispatches);
     };
     Expected<InModelChoice> choice =
-        profiled.note.empty()
+        byProfile
             ? chooseInModelByProfile(
                   all, inModelTimes(dispatches, profiled.times, kProfiledRuns),
                   profileRound, measure)
             : chooseInModel(all, measure);
     if (!choice)
       return choice.takeError();
-    if (profiled.note.empty()) {
+    if (byProfile) {
       small = tooSmallAlone(choice->savedUs, profiled.times, kProfiledRuns,
                             options.margin);
       savedInModel = choice->savedUs;
