@@ -634,8 +634,10 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   auto isLinked = [&](ArrayRef<Winner> some) {
     return specPaths(some) == specPaths(*linked);
   };
-  // The small dispatches' winners that joined the others untried
-  // (smallWinnersTogether): alone none can save what a spec must.
+  // The winners none of which can save alone what a spec must: chosen by
+  // the model's profile with a small saving (tooSmallAlone), or, without a
+  // profile, the small dispatches' winners that joined the others untried
+  // (smallWinnersTogether). They are never timed alone.
   std::vector<std::string> riders;
   // The options the model's profile chose (chooseInModelByProfile) and what
   // each saved a run there: a trial they predict a gain for is timed longer
@@ -791,10 +793,15 @@ Error runModelStage(const ModelOptions &options, ProcessRunner &processes) {
   r.executables = std::move(*executables);
   r.specReach = std::move(specReachNote);
   if (!riders.empty())
-    r.decision += formatv("; {0} winner(s) on dispatches too small to show "
-                          "alone in the model joined the others untried",
-                          riders.size())
-                      .str();
+    r.decision +=
+        formatv(baselineProfile.note.empty()
+                    ? "; {0} winner(s) whose saving in the model's profile is "
+                      "too small to show alone went with the others, never "
+                      "timed alone"
+                    : "; {0} winner(s) on dispatches too small to show alone "
+                      "in the model joined the others untried",
+                riders.size())
+            .str();
   if (spent) {
     r.decision += "; the run's time budget was spent before this step, so "
                   "only all winners together were tried (the next ninja tune "
