@@ -54,6 +54,35 @@ RatioEstimate estimateRatio(llvm::ArrayRef<double> candidate,
   return estimate;
 }
 
+RatioEstimate estimatePairedRatio(llvm::ArrayRef<double> candidate,
+                                  llvm::ArrayRef<double> baseline) {
+  std::vector<double> logs;
+  for (size_t i = 0, e = std::min(candidate.size(), baseline.size()); i < e;
+       ++i)
+    if (candidate[i] > 0 && baseline[i] > 0)
+      logs.push_back(std::log(candidate[i] / baseline[i]));
+  if (logs.empty())
+    return {};
+  std::vector<double> walsh;
+  for (size_t i = 0; i < logs.size(); ++i)
+    for (size_t j = i; j < logs.size(); ++j)
+      walsh.push_back((logs[i] + logs[j]) / 2);
+  std::sort(walsh.begin(), walsh.end());
+  std::vector<double> ratios;
+  for (double l : logs)
+    ratios.push_back(std::exp(l));
+  RatioEstimate estimate{
+      std::exp(quantile(walsh, 0.5)),
+      (quantile(ratios, 0.75) - quantile(ratios, 0.25)) / 2,
+      std::exp(walsh.back())};
+  double n = static_cast<double>(logs.size());
+  double spread = std::sqrt(n * (n + 1) * (2 * n + 1) / 24);
+  double rank = std::floor(n * (n + 1) / 4 - kConfidenceZ * spread);
+  if (rank >= 1)
+    estimate.upper = std::exp(walsh[walsh.size() - static_cast<size_t>(rank)]);
+  return estimate;
+}
+
 void summarizeSamples(BenchRecord &record) {
   record.median = median(record.samples);
   record.baselineMedian = median(record.baselineSamples);

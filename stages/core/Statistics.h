@@ -58,6 +58,17 @@ struct RatioEstimate {
 RatioEstimate estimateRatio(llvm::ArrayRef<double> candidate,
                             llvm::ArrayRef<double> baseline);
 
+/// The ratio of paired times (`candidate[i]` measured right beside
+/// `baseline[i]`): the Hodges-Lehmann estimate of the pairs' log ratios and
+/// its Wilcoxon signed-rank bound (the k-th largest Walsh average, k from
+/// the signed-rank statistic's normal approximation). A slow drift of the
+/// machine's speed shifts both times of a pair and cancels in its ratio,
+/// where the unpaired bound counts it as noise. Pairs with a non-positive
+/// time are ignored; with too few pairs for k (under 6) `upper` is the
+/// largest ratio; with none the estimate is {1, 0}.
+RatioEstimate estimatePairedRatio(llvm::ArrayRef<double> candidate,
+                                  llvm::ArrayRef<double> baseline);
+
 /// Sets `record`'s medians, ratio and noise from its samples (the one way
 /// every backend's bench fills them).
 void summarizeSamples(BenchRecord &record);

@@ -67,7 +67,9 @@ bool bothSidesTimed(const InterleavedOutcome &timed);
 /// (stats::estimateRatio), with the confidence bound taken over the runs'
 /// medians: one process's samples share where its module and buffers
 /// landed, so they are not independent of each other
-/// (docs/file-formats.md, "Ratio and noise").
+/// (docs/file-formats.md, "Ratio and noise"). The runs of one round are
+/// paired (stats::estimatePairedRatio) when both sides have every round's
+/// and there are six rounds or more.
 stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed);
 
 /// Whether `timed` (both sides timed) is faster than `1 - margin` but not
