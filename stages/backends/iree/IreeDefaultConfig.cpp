@@ -502,8 +502,8 @@ packVariants(const IreeRootConfig &config, const Problem &problem) {
       config.vectorParallel.size() != loops)
     return {};
   unsigned lane = lanes.front();
-  int64_t tile = std::min<int64_t>(std::max<int64_t>(1, 32 / elementBytes(problem)),
-                                   problem.loopRanges[lane]);
+  int64_t side = std::max<int64_t>(1, 32 / elementBytes(problem));
+  int64_t tile = std::min(side, problem.loopRanges[lane]);
   if (tile <= config.vectorParallel[lane])
     return {};
   DistributionVariant rows;

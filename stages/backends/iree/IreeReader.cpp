@@ -116,18 +116,16 @@ std::string shapeMatcher(const IreeIrOp &op, const Problem &problem) {
   return out + operandTypeChecks(op, op.numOperands());
 }
 
-/// A dense i64 array attribute of `op` (`array<i64: 1, 2>`); none when
+/// A dense i64 array attribute of `op` (`array<i64: 1, 2>`); empty when
 /// absent or not one.
-std::optional<SmallVector<int64_t>> denseIntegers(const IreeIrOp &op,
-                                                  StringRef name,
-                                                  mlir::MLIRContext &context) {
+SmallVector<int64_t> denseIntegers(const IreeIrOp &op, StringRef name,
+                                   mlir::MLIRContext &context) {
   std::string text = op.attr(name);
-  if (text.empty())
-    return std::nullopt;
-  auto array = dyn_cast_if_present<mlir::DenseI64ArrayAttr>(
-      mlir::parseAttribute(text, &context));
+  auto array = text.empty() ? nullptr
+                            : dyn_cast_if_present<mlir::DenseI64ArrayAttr>(
+                                  mlir::parseAttribute(text, &context));
   if (!array)
-    return std::nullopt;
+    return {};
   return SmallVector<int64_t>(array.asArrayRef());
 }
 
@@ -166,8 +164,7 @@ Expected<Problem> layoutProblem(const IreeIrOp &op, StringRef target,
   if (!unpacked || !packed || packed.getRank() < unpacked.getRank())
     return makeError(where + ": '" + name + "' is not between ranked tensors");
   int64_t rank = unpacked.getRank();
-  SmallVector<int64_t> perm = denseIntegers(op, "outer_dims_perm", *context)
-                                  .value_or(SmallVector<int64_t>());
+  SmallVector<int64_t> perm = denseIntegers(op, "outer_dims_perm", *context);
   if (perm.empty())
     llvm::append_range(perm, llvm::seq<int64_t>(0, rank));
   const int64_t *innermost = llvm::find(perm, rank - 1);
@@ -182,12 +179,10 @@ Expected<Problem> layoutProblem(const IreeIrOp &op, StringRef target,
   // A pack that tiles the source's innermost dim already reads it in runs
   // of whole tiles; one that does not (a matmul LHS's 8x1 tiles) gathers
   // each tile from several rows unless vectorized along that dim.
-  SmallVector<int64_t> tiledDims =
-      denseIntegers(op, "inner_dims_pos", *context).value_or(SmallVector<int64_t>());
-  SmallVector<int64_t> tiles = denseIntegers(op, "static_inner_tiles", *context)
-                                   .value_or(SmallVector<int64_t>());
   int64_t innermostTile = 1;
-  for (auto [dim, tile] : zip(tiledDims, tiles))
+  for (auto [dim, tile] :
+       zip(denseIntegers(op, "inner_dims_pos", *context),
+           denseIntegers(op, "static_inner_tiles", *context)))
     if (dim == rank - 1)
       innermostTile = tile;
   if (!pack)
