@@ -182,30 +182,42 @@ TEST(IreeIr, AComputingReductionIsMatchedByTheDagIreePrints) {
   EXPECT_FALSE(static_cast<bool>(err)) << toString(std::move(err)) << spec;
 }
 
-/// Whether IREE compiles the dump, prepared (IREE's config stripped), with
-/// a spec of `compilationInfo` for its problem into another module than
-/// without the spec: the spec's matcher reaches the dispatch.
-void expectSpecReachesDispatch(const std::string &dump,
-                               llvm::StringRef compilationInfo,
-                               llvm::StringRef name) {
-  REQUIRE_IREE_LIBRARY(library);
+/// The modules IREE compiles the prepared dispatch of `compiled` into,
+/// without and with the spec that gives the root of `tuned` (another dump
+/// or the same) `compilationInfo`.
+std::pair<std::string, std::string>
+compileWithoutAndWithSpec(const std::string &tuned, const std::string &compiled,
+                          llvm::StringRef compilationInfo,
+                          llvm::StringRef name) {
+  const IreeIrLibrary *library = projectLibrary();
   IreeToolPaths paths;
   paths.fallbackDir = RETUNE_PROJECT_VENV_BIN;
   Expected<IreeTools> tools = findIreeTools(paths);
-  ASSERT_TRUE(static_cast<bool>(tools)) << toString(tools.takeError());
+  EXPECT_TRUE(static_cast<bool>(tools)) << toString(tools.takeError());
+  if (!tools)
+    return {};
   std::string dir = scratchDir(name);
-  std::string prepared = dir + "/dispatch.mlir";
-  Expected<IreeDispatch> d =
-      prepareDispatch(*tools, dump, prepared, dir + "/strip.log");
-  ASSERT_TRUE(static_cast<bool>(d)) << toString(d.takeError());
-  ASSERT_FALSE(d->problem.rootDag.empty());
+  auto prepare = [&](const std::string &dump, llvm::StringRef as) {
+    std::string prepared = dir + "/" + as.str() + ".mlir";
+    Expected<IreeDispatch> d = prepareDispatch(*tools, dump, prepared,
+                                               dir + "/" + as.str() + ".log");
+    EXPECT_TRUE(static_cast<bool>(d)) << toString(d.takeError());
+    return d ? std::make_optional(std::make_pair(prepared, d->problem))
+             : std::nullopt;
+  };
+  auto source = prepare(tuned, "tuned");
+  auto target = prepare(compiled, "compiled");
+  if (!source || !target)
+    return {};
+  EXPECT_FALSE(source->second.rootDag.empty());
   std::string spec = dir + "/spec.mlir";
-  ASSERT_FALSE(static_cast<bool>(writeTuningSpec(
+  EXPECT_FALSE(static_cast<bool>(writeTuningSpec(
       spec,
-      emitTuningSpec({SpecEntry{d->problem, compilationInfo.str(), name.str()}}),
+      emitTuningSpec(
+          {SpecEntry{source->second, compilationInfo.str(), name.str()}}),
       library)));
   auto compile = [&](llvm::StringRef out, bool withSpec) {
-    std::vector<std::string> args = {prepared, "-o", out.str()};
+    std::vector<std::string> args = {target->first, "-o", out.str()};
     if (withSpec)
       for (const std::string &flag : tools->syntax().specFlags("cpu", spec))
         args.push_back(flag);
@@ -215,8 +227,19 @@ void expectSpecReachesDispatch(const std::string &dump,
     return readTestFile(out);
   };
   std::string plain = compile(dir + "/plain.vmfb", false);
-  std::string tuned = compile(dir + "/tuned.vmfb", true);
   EXPECT_FALSE(plain.empty());
+  return {plain, compile(dir + "/tuned.vmfb", true)};
+}
+
+/// Whether IREE compiles the dump, prepared (IREE's config stripped), with
+/// a spec of `compilationInfo` for its problem into another module than
+/// without the spec: the spec's matcher reaches the dispatch.
+void expectSpecReachesDispatch(const std::string &dump,
+                               llvm::StringRef compilationInfo,
+                               llvm::StringRef name) {
+  REQUIRE_IREE_LIBRARY(library);
+  auto [plain, tuned] =
+      compileWithoutAndWithSpec(dump, dump, compilationInfo, name);
   EXPECT_NE(plain, tuned) << "the spec did not reach the " << name.str();
 }
 
@@ -301,6 +324,33 @@ TEST(IreeIr, APackIsReadOverItsOuterDimsAndMatchedByItsTypes) {
       "#iree_codegen.translation_info<pipeline = "
       "#iree_cpu.pipeline<DataTiling>>>",
       "pack");
+}
+
+std::string mlpFixture(llvm::StringRef file) {
+  return std::string(RETUNE_SOURCE_DIR) +
+         "/stages/backends/iree/testdata/fixtures/mlp-fused-pack/" + file.str();
+}
+
+/// The MLP's pack of its input into 8x1 tiles is the root of its dispatch;
+/// the same pack, of the same types, is fused after the first layer's
+/// bias and ReLU in another dispatch whose root is the elementwise op. The
+/// pack's spec reaches its own dispatch and leaves the other as IREE builds
+/// it (matched there too, IREE would refuse two ops setting the dispatch's
+/// translation).
+TEST(IreeIr, APackRootsSpecLeavesTheSamePackFusedAfterAnotherRootAlone) {
+  REQUIRE_IREE_LIBRARY(library);
+  llvm::StringRef config =
+      "#iree_codegen.compilation_info<lowering_config = "
+      "#iree_cpu.lowering_config<distribution = [8, 0], "
+      "vector_common_parallel = [1, 8]>, translation_info = "
+      "#iree_codegen.translation_info<pipeline = "
+      "#iree_cpu.pipeline<DataTiling>>>";
+  expectSpecReachesDispatch(mlpFixture("pack-root.mlir"), config, "mlp-pack");
+  auto [plain, tuned] = compileWithoutAndWithSpec(
+      mlpFixture("pack-root.mlir"), mlpFixture("fused-pack.mlir"), config,
+      "mlp-fused-pack");
+  EXPECT_EQ(plain, tuned) << "the pack root's spec changed another root's "
+                             "dispatch";
 }
 
 /// A pack that tiles its source's innermost dim reads whole tiles there

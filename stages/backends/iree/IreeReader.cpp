@@ -65,6 +65,37 @@ std::string operandTypeChecks(const IreeIrOp &op, unsigned count) {
   return out;
 }
 
+/// The names under which a producer meets a tuning spec: IREE's dumped
+/// benchmarks read a dispatch's binding with `load_from_buffer`, the whole
+/// model's compile with `dispatch.tensor.load` when it applies the spec.
+std::string namesInEitherCompile(StringRef name) {
+  if (name == "iree_codegen.load_from_buffer" ||
+      name == "iree_tensor_ext.dispatch.tensor.load")
+    return "\"iree_codegen.load_from_buffer\", "
+           "\"iree_tensor_ext.dispatch.tensor.load\"";
+  return "\"" + name.str() + "\"";
+}
+
+/// Transform IR that checks where `op` sits in its dispatch as the dump
+/// has it: the name of the op that produces its first operand. Matched by
+/// its types alone, a pack root would also match a pack of the same types
+/// fused after another root (an MLP's pack of the next layer's input after
+/// its bias and ReLU), and IREE refuses a dispatch in which two ops set the
+/// translation; an op matched by its shape could meet the same fate. The
+/// op that uses its result cannot be checked: a matcher may only hold
+/// match ops, and `transform.get_consumers_of_result` is none.
+std::string neighbourChecks(const IreeIrOp &op) {
+  std::optional<IreeIrOp> producer = op.definingOp(op.operand(0));
+  if (!producer)
+    return "";
+  return formatv("    %producer = transform.get_producer_of_operand "
+                 "%arg0[0] : (!transform.any_op) -> !transform.any_op\n"
+                 "    transform.match.operation_name %producer [{0}] : "
+                 "!transform.any_op\n",
+                 namesInEitherCompile(producer->name()))
+      .str();
+}
+
 /// Transform IR that matches `op` by what it computes over (its name, its
 /// loops and their kinds, its operands' types) rather than by its body;
 /// the body's ops are named in a comment, which keeps two such ops apart in
@@ -113,7 +144,7 @@ std::string shapeMatcher(const IreeIrOp &op, const Problem &problem) {
   out += "      transform.match.structured.yield %structured : "
          "!transform.any_op\n"
          "    }\n";
-  return out + operandTypeChecks(op, op.numOperands());
+  return out + operandTypeChecks(op, op.numOperands()) + neighbourChecks(op);
 }
 
 /// A dense i64 array attribute of `op` (`array<i64: 1, 2>`); empty when
@@ -198,7 +229,7 @@ Expected<Problem> layoutProblem(const IreeIrOp &op, StringRef target,
   problem.rootDag = "    // matched by name and operand types: " + tiling +
                     "\n    transform.match.operation_name %arg0 [\"" +
                     name.str() + "\"] : !transform.any_op\n" +
-                    operandTypeChecks(op, 2);
+                    operandTypeChecks(op, 2) + neighbourChecks(op);
   return sealProblem(std::move(problem), {}, where);
 }
 
