@@ -84,7 +84,7 @@ std::string namesInEitherCompile(StringRef name) {
 /// translation; an op matched by its shape could meet the same fate. The
 /// op that uses its result cannot be checked: a matcher may only hold
 /// match ops, and `transform.get_consumers_of_result` is none.
-std::string neighbourChecks(const IreeIrOp &op) {
+std::string producerCheck(const IreeIrOp &op) {
   std::optional<IreeIrOp> producer = op.definingOp(op.operand(0));
   if (!producer)
     return "";
@@ -144,7 +144,7 @@ std::string shapeMatcher(const IreeIrOp &op, const Problem &problem) {
   out += "      transform.match.structured.yield %structured : "
          "!transform.any_op\n"
          "    }\n";
-  return out + operandTypeChecks(op, op.numOperands()) + neighbourChecks(op);
+  return out + operandTypeChecks(op, op.numOperands()) + producerCheck(op);
 }
 
 /// A dense i64 array attribute of `op` (`array<i64: 1, 2>`); empty when
@@ -229,7 +229,7 @@ Expected<Problem> layoutProblem(const IreeIrOp &op, StringRef target,
   problem.rootDag = "    // matched by name and operand types: " + tiling +
                     "\n    transform.match.operation_name %arg0 [\"" +
                     name.str() + "\"] : !transform.any_op\n" +
-                    operandTypeChecks(op, 2) + neighbourChecks(op);
+                    operandTypeChecks(op, 2) + producerCheck(op);
   return sealProblem(std::move(problem), {}, where);
 }
 
