@@ -85,11 +85,20 @@ struct ModelSteps {
   /// Further files a user takes away (written with their hash beside them,
   /// stages/support/HashedFile.h): checked by `retune verify` in every build.
   std::vector<std::string> takeaways;
+  /// The record of the model step that writes `takeaways` before the plan
+  /// (the plan reads it): removed with a damaged take-away, so that the
+  /// step runs again before the dump (pipeline/BuildState.h).
+  std::string takeawaysRecord;
   /// Further inputs of the dump edge.
   std::vector<std::string> dumpInputs;
   /// False while a step the dump depends on (a model-level flag choice)
   /// has not run yet: the plan then has no dump edge.
   bool dumpReady = true;
+  /// The model the dump edge reads when it is not modelForTools (the dump
+  /// reads a model-level choice itself when it runs), and the variables its
+  /// edge sets.
+  std::string dumpModel;
+  std::vector<std::pair<std::string, std::string>> dumpVariables;
   /// Order-only inputs of every candidates edge (no tuning before the
   /// model is known to compile) and inputs of the model step.
   std::vector<std::string> modelChecks;

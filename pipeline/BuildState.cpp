@@ -202,7 +202,8 @@ static unsigned removeSkippedRecords(StringRef buildDir) {
   return removed;
 }
 
-BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
+BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways,
+                       const StepBeforePlan &before) {
   BuildCheck check;
   auto removedWhenDamaged = [&](StringRef path) {
     bool removed = removeIfDamaged(path);
@@ -234,6 +235,15 @@ BuildCheck verifyBuild(StringRef buildDir, ArrayRef<std::string> takeaways) {
           check.replan = true;
         }
       }
+  }
+  // Without its record the plan has no dump edge until the step has run
+  // again (its output, build.ninja's input): so it runs before the dump.
+  bool stepRedone = false;
+  for (const std::string &file : before.takeaways)
+    stepRedone |= removedWhenDamaged(joinPath(buildDir, file));
+  if (stepRedone && !before.record.empty()) {
+    removeHashedFile(joinPath(buildDir, before.record));
+    check.replan = true;
   }
   // A damaged take-away file is an output Ninja sees missing: its step runs
   // in this build without a re-plan.

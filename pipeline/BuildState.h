@@ -45,11 +45,24 @@ struct BuildCheck {
   unsigned skipped = 0;
 };
 
+/// A step that runs before the plan (the model-level flag search): its
+/// record, which the plan reads, and the files it writes for the user.
+struct StepBeforePlan {
+  std::string record;
+  std::vector<std::string> takeaways;
+};
+
 /// Checks everything above in `buildDir`, and each of `takeaways` (paths
 /// relative to it) that exists against its hash; removes the records the
-/// skipped-step ledger names (stages/support/RunBudget.h).
+/// skipped-step ledger names (stages/support/RunBudget.h). A damaged
+/// take-away of `before` removes its record too and re-plans: the dump and
+/// the plan read what that step writes, and the step must run again before
+/// them, while Ninja loads the manifest (a take-away Ninja only sees
+/// missing in the build itself would be redone after a plan made from the
+/// choice it replaces).
 BuildCheck verifyBuild(llvm::StringRef buildDir,
-                       llvm::ArrayRef<std::string> takeaways);
+                       llvm::ArrayRef<std::string> takeaways,
+                       const StepBeforePlan &before = {});
 
 } // namespace retune::pipeline
 

@@ -165,11 +165,15 @@ void writeVerifyEdge(NinjaWriter &w, const ModelSteps &steps,
   std::vector<std::string> takeaways = {"tuning_spec.mlir", "spec/linked.mlir",
                                         "report/summary.json",
                                         "report/index.html"};
-  takeaways.insert(takeaways.end(), steps.takeaways.begin(),
-                   steps.takeaways.end());
   std::string quoted;
   for (const std::string &file : takeaways)
     quoted += (quoted.empty() ? "" : " ") + shellQuote(file);
+  // The model steps' take-aways are redone before the plan (BuildState.h).
+  if (!steps.takeawaysRecord.empty())
+    quoted += " " + shellQuote("--step-before-plan-record=" +
+                               steps.takeawaysRecord);
+  for (const std::string &file : steps.takeaways)
+    quoted += " " + shellQuote("--step-before-plan-takeaway=" + file);
   w.build({{kVerifiedStamp.str()},
            {},
            "verify",
@@ -323,10 +327,11 @@ Expected<std::string> planManifest(const TuneConfig &config,
     w.build({{"dispatches/index.json"},
              {},
              "dump",
-             {modelForTools(config)},
+             {steps.dumpModel.empty() ? modelForTools(config)
+                                      : steps.dumpModel},
              dumpImplicit,
              {},
-             {}});
+             steps.dumpVariables});
   // The per-dispatch files are the dump's too, but declared through a phony
   // edge: as implicit outputs of the dump they would appear only after the
   // first re-plan, without build-log entries, and Ninja would dump again.

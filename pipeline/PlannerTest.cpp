@@ -164,6 +164,28 @@ TEST_F(PlannerTest, VerifyRemovesWhatIsDamagedAndSaysWhenToReplan) {
   EXPECT_FALSE(llvm::sys::fs::exists(dir + "/dispatches/index.json"));
 }
 
+TEST_F(PlannerTest, ADamagedTakeawayOfTheFlagSearchRedoesItBeforeThePlan) {
+  // The search's rewrite of the model is what the dump compiles: redone in
+  // the build itself, it would come after a plan made from the choice it
+  // replaces. Its record goes too, and the plan runs again.
+  std::string rewrite = (dir + "/flags/rewritten.mlir").str();
+  std::string chosen = (dir + "/flags/chosen.json").str();
+  ASSERT_FALSE(static_cast<bool>(writeHashedFile(rewrite, "module {}\n")));
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(chosen, "{}\n")));
+  StepBeforePlan search{"flags/chosen.json", {"flags/rewritten.mlir"}};
+  BuildCheck intact = verifyBuild(dir, {}, search);
+  EXPECT_EQ(intact.removed, 0u);
+  EXPECT_FALSE(intact.replan);
+  EXPECT_TRUE(llvm::sys::fs::exists(chosen));
+
+  ASSERT_FALSE(static_cast<bool>(writeFileAtomic(rewrite, "module {\n")));
+  BuildCheck damaged = verifyBuild(dir, {}, search);
+  EXPECT_EQ(damaged.removed, 1u);
+  EXPECT_TRUE(damaged.replan);
+  EXPECT_FALSE(llvm::sys::fs::exists(rewrite));
+  EXPECT_FALSE(llvm::sys::fs::exists(chosen));
+}
+
 TEST_F(PlannerTest, ADamagedConfiguredExecutableRedoesTheModelStep) {
   std::string spec = (dir + "/tuning_spec.mlir").str();
   std::string result = (dir + "/model/result.json").str();

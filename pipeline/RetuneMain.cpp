@@ -38,6 +38,16 @@ static cl::list<std::string> operands(cl::Positional, cl::OneOrMore,
 static cl::opt<std::string> buildDir("B", cl::desc("build directory"),
                                      cl::value_desc("dir"), cl::init("build"),
                                      cl::cat(category));
+static cl::opt<std::string> stepBeforePlanRecord(
+    "step-before-plan-record",
+    cl::desc("verify: the record of the step that runs before the plan (the "
+             "flag search), removed when one of its take-aways is damaged"),
+    cl::value_desc("file"), cl::cat(category));
+static cl::list<std::string> stepBeforePlanTakeaways(
+    "step-before-plan-takeaway",
+    cl::desc("verify: a file the step before the plan writes for the user, "
+             "checked against its hash (repeat it for several)"),
+    cl::value_desc("file"), cl::cat(category));
 static cl::opt<std::string>
     budget("budget",
            cl::desc("plan: the time budget of each `ninja tune` (\"30m\"; \"0\": none), "
@@ -172,7 +182,11 @@ static Error status() {
 /// must run again, or when there is none yet.
 static Error verify() {
   std::vector<std::string> takeaways(operands.begin() + 1, operands.end());
-  pipeline::BuildCheck check = pipeline::verifyBuild(buildDir, takeaways);
+  pipeline::StepBeforePlan before{
+      stepBeforePlanRecord,
+      {stepBeforePlanTakeaways.begin(), stepBeforePlanTakeaways.end()}};
+  pipeline::BuildCheck check =
+      pipeline::verifyBuild(buildDir, takeaways, before);
   if (check.skipped)
     errs() << "retune: note: " << check.skipped
            << " step(s) an earlier run's time budget skipped run now\n";

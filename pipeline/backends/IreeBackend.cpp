@@ -57,6 +57,11 @@ std::vector<std::string> ireeStageTools() {
 }
 
 /// Variables and device pools of the iree graph.
+/// The user's compile flags, without the flag search's choice.
+const std::vector<std::string> &baseCompileFlags(const IreeConfig &i) {
+  return i.baseCompileFlags.empty() ? i.compileFlags : i.baseCompileFlags;
+}
+
 void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   const IreeConfig &i = c.iree;
   std::vector<std::string> tools = {
@@ -78,9 +83,7 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
              repeatedFlag("compile-flag", i.compileFlags));
   // The flags step starts from the user's flags, not from its own choice.
   w.variable("iree_base_flags",
-             repeatedFlag("compile-flag", i.baseCompileFlags.empty()
-                                              ? i.compileFlags
-                                              : i.baseCompileFlags));
+             repeatedFlag("compile-flag", baseCompileFlags(i)));
   w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
   w.variable("iree_repetitions", std::to_string(i.repetitions));
   w.variable("model_rounds", std::to_string(i.modelRounds));
@@ -522,7 +525,14 @@ public:
   }
 
   Expected<std::string> compilerIdentity(const TuneConfig &prepared,
-                                         const PlannerPaths &) const override {
+                                         const PlannerPaths &paths) const override {
+    // While the flag search runs again (its record removed as damaged), the
+    // flags are not known: the identity stays the last choice's, and a real
+    // change shows once the search has chosen, not twice.
+    std::string last = paths.buildDir + "/compiler.id";
+    if (!flagSetsOf(prepared).empty() && !flagChoice(paths.buildDir) &&
+        sys::fs::exists(last))
+      return readFile(last);
     return ireeIdentity(prepared);
   }
 
@@ -551,8 +561,17 @@ public:
       steps.planInputs.push_back(kChosenFlags.str());
       steps.dumpInputs.push_back(kChosenFlags.str());
       steps.dumpReady = chosenFlags(paths.buildDir).has_value();
+      // The dump reads the choice when it runs: a plan made before the
+      // search runs again (a changed model or tune.toml) must not dump
+      // with the flags or the rewrite the search is about to replace.
+      steps.dumpModel = importedModel(config);
+      steps.dumpVariables = {
+          {"iree_compile_flags", repeatedFlag("compile-flag",
+                                              baseCompileFlags(config.iree))},
+          {"flag_choice_flag", "--flag-choice=" + kChosenFlags.str()}};
       steps.takeaways.push_back("compile_flags.txt");
       steps.takeaways.push_back(kRewrittenModel.str());
+      steps.takeawaysRecord = kChosenFlags.str();
     }
     return steps;
   }

@@ -133,16 +133,25 @@ expect_contains "$(json_field "$mlp/build/flags/chosen.json" 'len(d["default_com
 ninja -C "$mlp/again" flags/chosen.json >/dev/null 2>&1 || fail "ninja flags (again)"
 expect_contains "$(json_field "$mlp/again/flags/chosen.json" 'all(s["compile_cached"] and s["compile_s"] > 0 for s in d["sets"]), d["default_compile_s"] > 0')" \
   "True True" "the flag search in a new build directory replays every whole-model build"
-# The builds the first model step made (which options it tried can differ
-# between runs: a candidate's in-model trial depends on what was measured).
-built=$(cd "$mlp/build/model" && ls baseline.compile.json round-*.compile.json option-*.compile.json 2>/dev/null | tr '\n' ' ')
+# The builds the first model step made, by the hash of what each compiled:
+# the second step compiles the same ones again (baseline, first options),
+# and which combinations it tries after depends on its timings, so a build
+# is checked where the two steps made the same one (a failed compile is
+# not cached).
+first_keys=$(python3 - "$mlp/build/model" <<'PY'
+import glob, json, sys
+records = [json.load(open(r)) for r in glob.glob(sys.argv[1] + "/*.compile.json")]
+print(" ".join(sorted({r["key"] for r in records if r["status"] == "ok" and r["key"]})))
+PY
+)
 rm -rf "$mlp/build/model"
 ninja -C "$mlp/build" tune >/dev/null 2>&1 || fail "ninja tune after losing model/"
-expect_contains "$(python3 - "$mlp/build" $built <<'PY'
-import json, os, sys
-records = [os.path.join(sys.argv[1], "model", r) for r in sys.argv[2:]]
-records = [r for r in records if os.path.exists(r)]
-print(len(records) >= 1, all(json.load(open(r))["cached"] for r in records))
+expect_contains "$(python3 - "$mlp/build/model" $first_keys <<'PY'
+import glob, json, sys
+first = set(sys.argv[2:])
+again = [json.load(open(r)) for r in glob.glob(sys.argv[1] + "/*.compile.json")]
+same = [r for r in again if r["key"] in first]
+print(len(same) >= 1, all(r["cached"] for r in same))
 PY
 )" "True True" "the model step's lost builds are replayed, not compiled"
 
@@ -168,28 +177,40 @@ d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritte
 json.dump(d, open(sys.argv[1], "w"))
 PY
 "$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (conv_transpose)"
-expect_contains "$(grep '^build dispatches/index.json' "$ct/build/build.ninja")" "dump flags/rewritten.mlir" \
-  "the dump compiles the rewritten model the choice names"
 # The whole tune on the rewrite: the report names the model to compile.
 out=$(ninja -C "$ct/build" tune 2>&1) || { fail "ninja tune (conv_transpose)"; echo "$out" | tail -20; }
 expect_contains "$out" "the model it builds from is flags/rewritten.mlir" "the console names the rewritten model to compile"
+expect_contains "$(json_field "$ct/build/dispatches/index.json" 'd["model"]')" "flags/rewritten.mlir" \
+  "the dump compiles the rewritten model the choice names"
 expect_contains "$(json_field "$ct/build/report/summary.json" 'd["compile_flags"]["model"], len(d["compile_flags"]["rewritten"])')" \
   "flags/rewritten.mlir 2" "summary.json names the rewritten model and what was rewritten"
 [ -s "$ct/build/model/shipped.vmfb" ] && pass "the tuned rewrite ships a module" || fail "no model/shipped.vmfb"
-# Damaged (not what the search wrote): the dump skips it, VERIFY removes
-# it, and the search makes it again in the same build.
+# Damaged (not what the search wrote): VERIFY removes it and the search's
+# record, and the search makes it again in the same build, before the dump
+# and the plan (whatever it chooses now, the report reads dispatches the
+# plan made edges for).
 echo "module {" >>"$ct/build/flags/rewritten.mlir"
 out=$(ninja -C "$ct/build" tune 2>&1) || { fail "ninja tune after damaging the rewrite"; echo "$out" | tail -20; }
-expect_contains "$out" "flags/rewritten.mlir does not match the hash its step wrote" \
+expect_contains "$out" "flags/rewritten.mlir: does not match the hash its step wrote" \
   "the damaged rewrite is found"
 expect_contains "$out" "FLAGS" "the flag search runs again"
 [ -s "$ct/build/flags/chosen.json" ] && pass "the search chose again" || fail "no flags/chosen.json after the re-run"
-# [iree] rewrite_model = false: the model is searched as given.
+# [iree] rewrite_model = false: the model is searched as given. The plan
+# is made while the last choice still names the rewrite (as the timing may
+# have chosen): the dump must compile what the new search chooses.
+python3 - "$ct/build/flags/chosen.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritten.mlir"
+json.dump(d, open(sys.argv[1], "w"))
+PY
 sed -i 's/^\[iree\]$/[iree]\nrewrite_model = false/' "$ct/tune.toml"
 "$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (rewrite_model = false)"
 ninja -C "$ct/build" flags/chosen.json >"$work/ct.log" 2>&1 || { fail "ninja flags (rewrite_model = false)"; tail -20 "$work/ct.log"; }
 expect_contains "$(json_field "$ct/build/flags/chosen.json" '"rewritten" in d, "input" in d, any("input" in s for s in d["sets"])')" \
   "False False False" "with rewrite_model = false nothing is rewritten"
+ninja -C "$ct/build" tune >"$work/ct.log" 2>&1 || { fail "ninja tune (rewrite_model = false)"; tail -20 "$work/ct.log"; }
+expect_contains "$(json_field "$ct/build/dispatches/index.json" 'd["model"].endswith("conv_transpose/model.mlir")')" "True" \
+  "a plan made before the search ran again dumps the model the new search chose"
 
 echo "== a transpose: data movement gets candidates that reach IREE"
 tr=$work/transpose

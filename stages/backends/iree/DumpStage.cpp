@@ -16,6 +16,7 @@
 
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeRun.h"
+#include "stages/backends/iree/ModelFlags.h"
 #include "stages/backends/iree/ModelProfile.h"
 #include "stages/backends/iree/ModelRun.h"
 #include "stages/support/DeviceLock.h"
@@ -249,6 +250,22 @@ readProfileOption(const DumpOptions &options) {
   return std::optional<StringMap<double>>(std::move(*profile));
 }
 
+/// `options` with the flag search's choice applied (DumpOptions::
+/// flagChoicePath): its flags added, its model compiled.
+Expected<DumpOptions> withFlagChoice(DumpOptions options) {
+  if (options.flagChoicePath.empty())
+    return options;
+  Expected<FlagChoice> choice = readRecord<FlagChoice>(
+      options.flagChoicePath, schema::kFlags, flagChoiceFromJson);
+  if (!choice)
+    return makeError(toString(choice.takeError()) +
+                     "; run `ninja flags/chosen.json` to search again");
+  llvm::append_range(options.iree.compileFlags, choice->chosen);
+  if (!choice->chosenInput.empty())
+    options.modelPath = choice->chosenInput;
+  return options;
+}
+
 Error run(const DumpOptions &options, ProcessRunner &processes) {
   if (!sys::fs::exists(options.modelPath))
     return makeError(options.modelPath +
@@ -346,14 +363,17 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
 
 } // namespace
 
-Error runDumpStage(const DumpOptions &options, ProcessRunner &processes) {
+Error runDumpStage(const DumpOptions &given, ProcessRunner &processes) {
+  Expected<DumpOptions> options = withFlagChoice(given);
+  if (!options)
+    return options.takeError();
   // A model a step wrote with its hash (the flag search's rewrite) that is
   // no longer what it wrote: this build's VERIFY removes it and the flag
   // search writes it again, then this step runs.
-  if (sys::fs::exists(hashPathOf(options.modelPath)) &&
-      isDamagedInput(options.modelPath, "retune-iree-dump"))
+  if (sys::fs::exists(hashPathOf(options->modelPath)) &&
+      isDamagedInput(options->modelPath, "retune-iree-dump"))
     return Error::success();
-  return run(options, processes);
+  return run(*options, processes);
 }
 
 } // namespace retune::iree

@@ -37,6 +37,12 @@ struct DumpOptions {
   std::string entry{};
   /// Benchmark repetitions of each  dispatch's timing
   unsigned repetitions = 3;
+  /// The flag search's choice (flags/chosen.json), read when the dump runs:
+  /// its flags follow the compile flags, and the model it names (the
+  /// search's rewrite) replaces modelPath. Read here rather than planned
+  /// into the command, so that a plan made before the search ran again
+  /// never dumps with the choice it replaced.
+  std::string flagChoicePath{};
 };
 
 /// Dumps the model's dispatches into options.outputDir (index.json,

@@ -38,5 +38,6 @@ int main(int argc, char **argv) {
   options.timeDevice = timeDevice;
   options.entry = entry;
   options.repetitions = repetitions;
+  options.flagChoicePath = flagChoicePath;
   return finishTool("retune-iree-dump", iree::runDumpStage(options));
 }
