@@ -85,6 +85,9 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   w.variable("iree_base_flags",
              repeatedFlag("compile-flag", baseCompileFlags(i)));
   w.variable("iree_bench_flags", repeatedFlag("bench-flag", i.benchmarkFlags));
+  // The dump edge reads the flag search's choice itself where there is a
+  // search (planModelSteps binds it there).
+  w.variable("flag_choice_flag", "");
   w.variable("iree_repetitions", std::to_string(i.repetitions));
   w.variable("model_rounds", std::to_string(i.modelRounds));
   w.variable("model_candidates", std::to_string(i.modelCandidates));
