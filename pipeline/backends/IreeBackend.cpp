@@ -88,6 +88,7 @@ void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   // The dump edge reads the flag search's choice itself where there is a
   // search (planModelSteps binds it there).
   w.variable("flag_choice_flag", "");
+  w.variable("dump_note", "");
   w.variable("iree_repetitions", std::to_string(i.repetitions));
   w.variable("model_rounds", std::to_string(i.modelRounds));
   w.variable("model_candidates", std::to_string(i.modelCandidates));
@@ -571,7 +572,8 @@ public:
       steps.dumpVariables = {
           {"iree_compile_flags", repeatedFlag("compile-flag",
                                               baseCompileFlags(config.iree))},
-          {"flag_choice_flag", "--flag-choice=" + kChosenFlags.str()}};
+          {"flag_choice_flag", "--flag-choice=" + kChosenFlags.str()},
+          {"dump_note", "as " + kChosenFlags.str() + " chooses"}};
       steps.takeaways.push_back("compile_flags.txt");
       steps.takeaways.push_back(kRewrittenModel.str());
       steps.takeawaysRecord = kChosenFlags.str();
