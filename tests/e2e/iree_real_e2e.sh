@@ -211,6 +211,13 @@ expect_contains "$(json_field "$ct/build/flags/chosen.json" '"rewritten" in d, "
 ninja -C "$ct/build" tune >"$work/ct.log" 2>&1 || { fail "ninja tune (rewrite_model = false)"; tail -20 "$work/ct.log"; }
 expect_contains "$(json_field "$ct/build/dispatches/index.json" 'd["model"].endswith("conv_transpose/model.mlir")')" "True" \
   "a plan made before the search ran again dumps the model the new search chose"
+# A garbled choice: the dump, which reads it, names it and removes it; the
+# next run searches again.
+echo "garbage" >"$ct/build/flags/chosen.json"
+out=$(ninja -C "$ct/build" tune 2>&1) && fail "ninja tune with a garbled flags/chosen.json succeeded"
+expect_contains "$out" "flags/chosen.json: invalid JSON" "a garbled choice is named"
+ninja -C "$ct/build" tune >"$work/ct.log" 2>&1 && pass "the next run searches again and tunes" \
+  || { fail "ninja tune after a garbled choice"; tail -20 "$work/ct.log"; }
 
 echo "== a transpose: data movement gets candidates that reach IREE"
 tr=$work/transpose

@@ -257,9 +257,10 @@ Expected<DumpOptions> withFlagChoice(DumpOptions options) {
     return options;
   Expected<FlagChoice> choice = readRecord<FlagChoice>(
       options.flagChoicePath, schema::kFlags, flagChoiceFromJson);
+  // A damaged one is removed, and the error says to run again: the flag
+  // search, whose output it is, makes it again then.
   if (!choice)
-    return makeError(toString(choice.takeError()) +
-                     "; run `ninja flags/chosen.json` to search again");
+    return choice.takeError();
   llvm::append_range(options.iree.compileFlags, choice->chosen);
   if (!choice->chosenInput.empty())
     options.modelPath = choice->chosenInput;
