@@ -56,12 +56,12 @@ std::vector<std::string> ireeStageTools() {
           "retune-iree-link",    "retune-iree-model"};
 }
 
-/// Variables and device pools of the iree graph.
 /// The user's compile flags, without the flag search's choice.
 const std::vector<std::string> &baseCompileFlags(const IreeConfig &i) {
   return i.baseCompileFlags.empty() ? i.compileFlags : i.baseCompileFlags;
 }
 
+/// Variables and device pools of the iree graph.
 void writeIreeHeader(NinjaWriter &w, const TuneConfig &c) {
   const IreeConfig &i = c.iree;
   std::vector<std::string> tools = {
