@@ -82,8 +82,9 @@ inline constexpr llvm::StringLiteral kVerifiedStamp = ".retune/verified";
 struct ModelSteps {
   /// Files whose change re-plans.
   std::vector<std::string> planInputs;
-  /// Further files a user takes away (written with their hash beside them,
-  /// stages/support/HashedFile.h): checked by `retune verify` in every build.
+  /// Further files a user takes away, written by a model step before the
+  /// plan (with their hash beside them, stages/support/HashedFile.h):
+  /// checked by `retune verify` in every build.
   std::vector<std::string> takeaways;
   /// The record of the model step that writes `takeaways` before the plan
   /// (the plan reads it): removed with a damaged take-away, so that the

@@ -42,6 +42,16 @@ tiny_model() { # <dir> <tiny file> <entry>
   quick "$1/tune.toml" 2
 }
 
+# Makes a flag choice name the search's rewrite with the default flags (one
+# of the sets the search may choose), whatever the timing chose.
+choose_the_rewrite() { # <flags/chosen.json>
+  python3 - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritten.mlir"
+json.dump(d, open(sys.argv[1], "w"))
+PY
+}
+
 rm -rf "$work" && mkdir -p "$work"
 # This test's own cache: what it replays, it compiled itself.
 export RETUNE_CACHE_DIR=$work/cache
@@ -171,11 +181,7 @@ grep -c '"onnx.DepthToSpace"' "$ct/build/flags/rewritten.mlir" | grep -qx 2 \
   && pass "flags/rewritten.mlir interleaves both layers' phases" || fail "no DepthToSpace in flags/rewritten.mlir"
 # A choice that builds from the rewrite (whichever set the timing chose):
 # the dump compiles it.
-python3 - "$ct/build/flags/chosen.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritten.mlir"
-json.dump(d, open(sys.argv[1], "w"))
-PY
+choose_the_rewrite "$ct/build/flags/chosen.json"
 "$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (conv_transpose)"
 # The whole tune on the rewrite: the report names the model to compile.
 out=$(ninja -C "$ct/build" tune 2>&1) || { fail "ninja tune (conv_transpose)"; echo "$out" | tail -20; }
@@ -198,11 +204,7 @@ expect_contains "$out" "FLAGS" "the flag search runs again"
 # [iree] rewrite_model = false: the model is searched as given. The plan
 # is made while the last choice still names the rewrite (as the timing may
 # have chosen): the dump must compile what the new search chooses.
-python3 - "$ct/build/flags/chosen.json" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1])); d["chosen"] = []; d["input"] = "flags/rewritten.mlir"
-json.dump(d, open(sys.argv[1], "w"))
-PY
+choose_the_rewrite "$ct/build/flags/chosen.json"
 sed -i 's/^\[iree\]$/[iree]\nrewrite_model = false/' "$ct/tune.toml"
 "$retune" plan "$ct/tune.toml" -B "$ct/build" >/dev/null 2>&1 || fail "re-plan (rewrite_model = false)"
 ninja -C "$ct/build" flags/chosen.json >"$work/ct.log" 2>&1 || { fail "ninja flags (rewrite_model = false)"; tail -20 "$work/ct.log"; }
