@@ -167,8 +167,8 @@ constexpr StringLiteral kNothingRewritten =
     "// The flag search rewrote nothing in this model (flags/chosen.json's "
     "not_rewritten says what it left): compile the model as given.\n";
 
-/// The model with its strided ConvTransposes and its Gemms that share
-/// weights rewritten (ModelRewrite.h), as IREE prints it, and what was
+/// The model with its strided ConvTransposes, its patch convolutions and
+/// its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints it, and what was
 /// rewritten in `choice`; none when the model has nothing to rewrite. A
 /// rewrite that cannot be made (no IREE library, which makes it, or an op
 /// IREE refuses) is a note: the search goes on with the model as given.
@@ -181,6 +181,7 @@ Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
   // Parsing a model with its weights inline takes seconds: only a model
   // with an op to rewrite is parsed.
   if (!StringRef(*text).contains("\"onnx.ConvTranspose\"") &&
+      !StringRef(*text).contains("\"onnx.Conv\"") &&
       !StringRef(*text).contains("\"onnx.Gemm\""))
     return std::nullopt;
   const IreeIrLibrary *library =
@@ -196,7 +197,8 @@ Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
     return std::nullopt;
   }
   RewriteReport all;
-  for (auto rewrite : {rewriteStridedConvTransposes, batchSharedWeightGemms}) {
+  for (auto rewrite : {rewriteStridedConvTransposes, rewritePatchConvolutions,
+                       batchSharedWeightGemms}) {
     Expected<RewriteReport> report = rewrite(**module);
     if (!report) {
       noteNotRewritten(toString(report.takeError()));

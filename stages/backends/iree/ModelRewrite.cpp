@@ -96,6 +96,20 @@ struct ConvTranspose {
   std::vector<int64_t> kernel, pads;
 };
 
+/// Why a 2-D convolution or ConvTranspose is not a plain one (automatic
+/// padding, groups, dilation), which the rewrites leave as it is.
+std::optional<std::string> unplainConv(const IreeIrOp &op) {
+  if (op.stringAttr("torch.onnx.auto_pad").value_or("NOTSET") != "NOTSET")
+    return std::string("it pads automatically (auto_pad)");
+  if (op.hasAttr("torch.onnx.group") &&
+      op.attr("torch.onnx.group") != "1 : si64")
+    return std::string("it has groups");
+  if (op.intArrayAttr("torch.onnx.dilations").value_or(std::vector<int64_t>{1, 1}) !=
+      std::vector<int64_t>{1, 1})
+    return std::string("it is dilated");
+  return std::nullopt;
+}
+
 /// The ConvTranspose as the rewrite takes it, or why it is left as it is.
 std::variant<ConvTranspose, std::string> readConvTranspose(const IreeIrOp &op) {
   ConvTranspose ct;
@@ -116,13 +130,8 @@ std::variant<ConvTranspose, std::string> readConvTranspose(const IreeIrOp &op) {
   ct.pads = ints("pads", {0, 0, 0, 0});
   if (op.hasAttr("torch.onnx.output_shape"))
     return std::string("it gives output_shape");
-  if (op.stringAttr("torch.onnx.auto_pad").value_or("NOTSET") != "NOTSET")
-    return std::string("it pads automatically (auto_pad)");
-  if (op.hasAttr("torch.onnx.group") &&
-      op.attr("torch.onnx.group") != "1 : si64")
-    return std::string("it has groups");
-  if (ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1})
-    return std::string("it is dilated");
+  if (std::optional<std::string> why = unplainConv(op))
+    return *why;
   if (ints("output_padding", {0, 0}) != std::vector<int64_t>{0, 0})
     return std::string("it pads its output");
   if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 2)
@@ -356,6 +365,145 @@ Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module)
     else
       report.left.push_back(what + ": left as it is: a phase meets no tap of "
                                    "the kernel");
+  }
+  return report;
+}
+
+namespace {
+
+/// What the patch rewrite needs of one convolution.
+struct PatchConv {
+  TensorShape input, weights, output;
+  std::vector<int64_t> kernel;
+};
+
+/// Whether `op` is a convolution whose windows tile its input (strides =
+/// kernel_shape, above one pixel): a ViT's patch embedding, a ConvNeXt's or
+/// Swin's stem. Other convolutions are not of the patch rewrite's kind.
+bool tilesItsInput(const IreeIrOp &op) {
+  if (!isOnnx(op, "Conv"))
+    return false;
+  std::optional<std::vector<int64_t>> kernel =
+      op.intArrayAttr("torch.onnx.kernel_shape");
+  std::optional<std::vector<int64_t>> strides =
+      op.intArrayAttr("torch.onnx.strides");
+  return kernel && strides && kernel == strides && kernel->size() == 2 &&
+         (*kernel)[0] * (*kernel)[1] >= 2;
+}
+
+/// The convolution (one that tiles its input) as the patch rewrite takes
+/// it, or why it is left as it is.
+std::variant<PatchConv, std::string> readPatchConv(const IreeIrOp &op) {
+  PatchConv pc;
+  std::optional<TensorShape> input = staticShape(op.operandType(0)),
+                             weights = staticShape(op.operandType(1)),
+                             output = staticShape(op.resultType(0));
+  if (!input || !weights || !output || input->dims.size() != 4 ||
+      weights->dims.size() != 4 || output->dims.size() != 4)
+    return std::string("not a 2-D convolution of static shape");
+  pc.input = *input;
+  pc.weights = *weights;
+  pc.output = *output;
+  pc.kernel = *op.intArrayAttr("torch.onnx.kernel_shape");
+  if (std::optional<std::string> why = unplainConv(op))
+    return *why;
+  if (op.intArrayAttr("torch.onnx.pads").value_or(std::vector<int64_t>(4, 0)) !=
+      std::vector<int64_t>(4, 0))
+    return std::string("it pads its input");
+  if (pc.kernel != std::vector<int64_t>{weights->dims[2], weights->dims[3]})
+    return std::string("its kernel_shape is not its weights'");
+  if (input->dims[2] != output->dims[2] * pc.kernel[0] ||
+      input->dims[3] != output->dims[3] * pc.kernel[1])
+    return std::string("its input is not a whole number of patches");
+  return pc;
+}
+
+/// Replaces `op` by a matmul of its input's patches: the input reshaped
+/// and transposed to one row of C*kh*kw values per output pixel, a Gemm
+/// by the weights as [F, C*kh*kw] (transB) with the bias, and the result
+/// back to NCHW.
+Error rewritePatches(const IreeIrOp &op, const PatchConv &pc) {
+  int64_t n = pc.input.dims[0], c = pc.input.dims[1];
+  int64_t oh = pc.output.dims[2], ow = pc.output.dims[3], f = pc.output.dims[1];
+  int64_t kh = pc.kernel[0], kw = pc.kernel[1];
+  const std::string &e = pc.input.element;
+  OnnxBuilder b(op);
+  auto reshape = [&](IreeIrValue value, ArrayRef<int64_t> to,
+                     StringRef element) -> Expected<IreeIrValue> {
+    Expected<IreeIrValue> shape = b.indices(to);
+    if (!shape)
+      return shape.takeError();
+    return b.op("Reshape", {value, *shape}, vtensor(to, element));
+  };
+  auto transpose = [&](IreeIrValue value, ArrayRef<int64_t> to,
+                       ArrayRef<int64_t> perm) {
+    return b.op("Transpose", {value}, vtensor(to, e),
+                {{"perm", si64Array(perm)}});
+  };
+  Expected<IreeIrValue> split = reshape(op.operand(0), {n, c, oh, kh, ow, kw}, e);
+  if (!split)
+    return split.takeError();
+  Expected<IreeIrValue> patches =
+      transpose(*split, {n, oh, ow, c, kh, kw}, {0, 2, 4, 1, 3, 5});
+  if (!patches)
+    return patches.takeError();
+  Expected<IreeIrValue> rows = reshape(*patches, {n * oh * ow, c * kh * kw}, e);
+  if (!rows)
+    return rows.takeError();
+  Expected<IreeIrValue> kernel =
+      reshape(op.operand(1), {f, c * kh * kw}, pc.weights.element);
+  if (!kernel)
+    return kernel.takeError();
+  std::vector<IreeIrValue> operands = {*rows, *kernel};
+  if (op.numOperands() > 2)
+    operands.push_back(op.operand(2));
+  Expected<IreeIrValue> product =
+      b.op("Gemm", operands, vtensor({n * oh * ow, f}, pc.output.element),
+           {{"transB", si64(1)}});
+  if (!product)
+    return product.takeError();
+  Expected<IreeIrValue> pixels =
+      reshape(*product, {n, oh, ow, f}, pc.output.element);
+  if (!pixels)
+    return pixels.takeError();
+  Expected<IreeIrValue> nchw =
+      b.op("Transpose", {*pixels}, op.resultType(0),
+           {{"perm", si64Array({0, 3, 1, 2})}});
+  if (!nchw)
+    return nchw.takeError();
+  op.replaceUsesOfResult(0, *nchw);
+  op.erase();
+  return Error::success();
+}
+
+} // namespace
+
+Expected<RewriteReport> rewritePatchConvolutions(const IreeIrModule &module) {
+  std::vector<IreeIrOp> found;
+  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+    if (tilesItsInput(op))
+      found.push_back(op);
+  });
+  RewriteReport report;
+  for (const IreeIrOp &op : found) {
+    std::string where = formatv("line {0}: Conv", op.line()).str();
+    std::variant<PatchConv, std::string> read = readPatchConv(op);
+    if (auto *why = std::get_if<std::string>(&read)) {
+      report.left.push_back(where + ": left as it is: " + *why);
+      continue;
+    }
+    const PatchConv &pc = std::get<PatchConv>(read);
+    if (Error err = rewritePatches(op, pc))
+      return std::move(err);
+    report.rewritten.push_back(
+        formatv("{0} {1} -> {2}, kernel = stride {3}: a Gemm of {4}x{5} "
+                "patches by {6}x{5}",
+                where, dims(pc.input.dims), dims(pc.output.dims),
+                dims(pc.kernel),
+                pc.output.dims[0] * pc.output.dims[2] * pc.output.dims[3],
+                pc.input.dims[1] * pc.kernel[0] * pc.kernel[1],
+                pc.output.dims[1])
+            .str());
   }
   return report;
 }

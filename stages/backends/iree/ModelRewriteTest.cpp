@@ -80,6 +80,56 @@ TEST(ModelRewrite, StridedConvTransposesBecomePhaseConvolutionsAndOthersStay) {
   EXPECT_EQ(count(printed, "\"onnx.Conv\""), 14u);
 }
 
+// A patch embedding as iree-import-onnx writes it (3 channels, 4x4
+// patches, a bias), one of 2x3 patches without a bias, and convolutions of
+// other kinds: a 3x3 at stride 1 (not reported) and padded or with a
+// remainder (left, with why).
+constexpr const char *kPatches = R"mlir(
+module {
+  func.func @main_graph(%x: !torch.vtensor<[1,3,8,12],f32>, %w: !torch.vtensor<[5,3,4,4],f32>, %b: !torch.vtensor<[5],f32>, %v: !torch.vtensor<[2,3,2,3],f32>, %k: !torch.vtensor<[4,3,3,3],f32>) -> (!torch.vtensor<[1,5,2,3],f32>, !torch.vtensor<[1,2,4,4],f32>, !torch.vtensor<[1,4,6,10],f32>) attributes {torch.onnx_meta.ir_version = 8 : si64, torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.producer_name = "retune", torch.onnx_meta.producer_version = ""} {
+    %0 = torch.operator "onnx.Conv"(%x, %w, %b) {torch.onnx.dilations = [1 : si64, 1 : si64], torch.onnx.group = 1 : si64, torch.onnx.kernel_shape = [4 : si64, 4 : si64], torch.onnx.pads = [0 : si64, 0 : si64, 0 : si64, 0 : si64], torch.onnx.strides = [4 : si64, 4 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[5,3,4,4],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[1,5,2,3],f32>
+    %1 = torch.operator "onnx.Conv"(%x, %v) {torch.onnx.kernel_shape = [2 : si64, 3 : si64], torch.onnx.strides = [2 : si64, 3 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[2,3,2,3],f32>) -> !torch.vtensor<[1,2,4,4],f32>
+    %2 = torch.operator "onnx.Conv"(%x, %k) {torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.strides = [1 : si64, 1 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[4,3,3,3],f32>) -> !torch.vtensor<[1,4,6,10],f32>
+    return %0, %1, %2 : !torch.vtensor<[1,5,2,3],f32>, !torch.vtensor<[1,2,4,4],f32>, !torch.vtensor<[1,4,6,10],f32>
+  }
+}
+)mlir";
+
+TEST(ModelRewrite, PatchConvolutionsBecomeGemmsAndOthersStay) {
+  const IreeIrLibrary *library = projectLibrary();
+  if (!library)
+    GTEST_SKIP() << "no IREE compiler library in .venv; run scripts/setup.sh";
+  std::string text = std::string(kPatches);
+  // Padded, and 3x3 patches of an 8x12 input (a remainder of rows).
+  text.insert(text.find("    return"),
+              "    %3 = torch.operator \"onnx.Conv\"(%x, %k) "
+              "{torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.pads "
+              "= [1 : si64, 1 : si64, 1 : si64, 1 : si64], torch.onnx.strides = "
+              "[3 : si64, 3 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, "
+              "!torch.vtensor<[4,3,3,3],f32>) -> !torch.vtensor<[1,4,3,4],f32>\n"
+              "    %4 = torch.operator \"onnx.Conv\"(%x, %k) "
+              "{torch.onnx.kernel_shape = [3 : si64, 3 : si64], "
+              "torch.onnx.strides = [3 : si64, 3 : si64]} : "
+              "(!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[4,3,3,3],f32>) "
+              "-> !torch.vtensor<[1,4,2,4],f32>\n");
+  auto module = library->parse(text, "model.mlir");
+  ASSERT_TRUE(static_cast<bool>(module)) << llvm::toString(module.takeError());
+  Expected<RewriteReport> report = rewritePatchConvolutions(**module);
+  ASSERT_TRUE(static_cast<bool>(report)) << llvm::toString(report.takeError());
+  ASSERT_EQ(report->rewritten.size(), 2u);
+  EXPECT_EQ(report->rewritten[0],
+            "line 4: Conv 1x3x8x12 -> 1x5x2x3, kernel = stride 4x4: a Gemm of "
+            "6x48 patches by 5x48");
+  ASSERT_EQ(report->left.size(), 2u);
+  EXPECT_EQ(report->left[0], "line 7: Conv: left as it is: it pads its input");
+  EXPECT_EQ(report->left[1], "line 8: Conv: left as it is: its input is not a "
+                             "whole number of patches");
+  ASSERT_FALSE(static_cast<bool>((*module)->verify()));
+  std::string printed = (*module)->print();
+  EXPECT_EQ(count(printed, "\"onnx.Conv\""), 3u) << printed;
+  EXPECT_EQ(count(printed, "\"onnx.Gemm\""), 2u);
+}
+
 // An exported recurrent step as iree-import-onnx writes it: each step's
 // input row (a Gather of the sequence, its index a constant made on the
 // way) projected by the same weights and bias, then a recurrence whose
@@ -180,6 +230,14 @@ TEST(ModelRewrite, StridePhasesComputeWhatTheConvTransposesDo) {
       {"--input=1x3x5x6xf32", "--input=3x4x4x4xf32", "--input=4x2x2x2xf32",
        "--input=2xf32", "--input=3x2x5x5xf32", "--input=2xf32"},
       2);
+}
+
+TEST(ModelRewrite, PatchGemmsComputeWhatTheConvolutionsDo) {
+  expectTheRewriteComputesTheModel(
+      kPatches, rewritePatchConvolutions,
+      {"--input=1x3x8x12xf32", "--input=5x3x4x4xf32", "--input=5xf32",
+       "--input=2x3x2x3xf32", "--input=4x3x3x3xf32"},
+      3);
 }
 
 TEST(ModelRewrite, TheBatchedGemmComputesWhatTheStepsDo) {
