@@ -569,8 +569,9 @@ std::optional<FlagChoiceSummary> readFlagChoice() {
   if (!input.empty() && rewritten)
     reason += formatv("; the model it builds from is {0}, the model with {1} "
                       "rewrite(s) (flags/chosen.json's `rewritten`: strided "
-                      "ConvTransposes as stride phases, Gemms sharing weights "
-                      "batched); compile it in place of the model as given",
+                      "ConvTransposes as stride phases, patch convolutions "
+                      "as Gemms, Gemms sharing weights batched); compile it "
+                      "in place of the model as given",
                       input, rewritten->size())
                   .str();
   result.summary =

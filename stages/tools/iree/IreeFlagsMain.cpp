@@ -30,9 +30,10 @@ int main(int argc, char **argv) {
       "--sets added to the compile flags, check its results against the "
       "default build's, time it interleaved with the default build, and "
       "write the chosen set (--output) and the full flags (--flags-file). A "
-      "model with strided ConvTransposes or Gemms that share their weights "
-      "is rewritten first (<work dir>/rewritten.mlir: stride phases, one "
-      "batched Gemm), and every set builds from that.\n");
+      "model with strided ConvTransposes, convolutions whose windows tile "
+      "their input or Gemms that share their weights is rewritten first "
+      "(<work dir>/rewritten.mlir: stride phases, a Gemm of the patches, "
+      "one batched Gemm), and every set builds from that.\n");
   retune::iree::FlagsOptions options;
   options.run = tools::modelRunOptionsFromCommandLine();
   options.setsPath = setsPath;
