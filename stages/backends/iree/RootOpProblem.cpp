@@ -139,11 +139,22 @@ classify(ArrayRef<mlir::AffineMap> maps, ArrayRef<std::string> iterators,
                         roles);
 }
 
-/// Whether every result of `map` is a dim or a sum of dims: the input of
-/// a window copy (im2col reads `(c, kh + h, kw + w)`).
+/// Whether every result of `map` is a sum of dims, each maybe times a
+/// positive stride: the input of a window copy (im2col reads `(c, kh + h,
+/// kw + w)`, at stride 2 `(c, h * 2 + kh, w * 2 + kw)`).
 bool readsWindows(mlir::AffineMap map) {
-  std::function<bool(mlir::AffineExpr)> sumOfDims = [&](mlir::AffineExpr e) {
+  auto stridedDim = [](mlir::AffineExpr e) {
     if (isa<mlir::AffineDimExpr>(e))
+      return true;
+    auto product = dyn_cast<mlir::AffineBinaryOpExpr>(e);
+    if (!product || product.getKind() != mlir::AffineExprKind::Mul)
+      return false;
+    auto stride = dyn_cast<mlir::AffineConstantExpr>(product.getRHS());
+    return isa<mlir::AffineDimExpr>(product.getLHS()) && stride &&
+           stride.getValue() > 0;
+  };
+  std::function<bool(mlir::AffineExpr)> sumOfDims = [&](mlir::AffineExpr e) {
+    if (stridedDim(e))
       return true;
     auto sum = dyn_cast<mlir::AffineBinaryOpExpr>(e);
     return sum && sum.getKind() == mlir::AffineExprKind::Add &&
