@@ -168,10 +168,11 @@ constexpr StringLiteral kNothingRewritten =
     "not_rewritten says what it left): compile the model as given.\n";
 
 /// The model with its strided ConvTransposes, its patch convolutions and
-/// its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints it, and what was
-/// rewritten in `choice`; none when the model has nothing to rewrite. A
-/// rewrite that cannot be made (no IREE library, which makes it, or an op
-/// IREE refuses) is a note: the search goes on with the model as given.
+/// its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints
+/// it, and what was rewritten in `choice`; none when the model has nothing
+/// to rewrite. A rewrite that cannot be made (no IREE library, which makes
+/// it, or an op IREE refuses) is a note: the search goes on with the model
+/// as given.
 Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
                                                   FlagChoice &choice) {
   const ModelRunOptions &run = runner.options();

@@ -104,8 +104,8 @@ std::optional<std::string> unplainConv(const IreeIrOp &op) {
   if (op.hasAttr("torch.onnx.group") &&
       op.attr("torch.onnx.group") != "1 : si64")
     return std::string("it has groups");
-  if (op.intArrayAttr("torch.onnx.dilations").value_or(std::vector<int64_t>{1, 1}) !=
-      std::vector<int64_t>{1, 1})
+  std::vector<int64_t> unit = {1, 1};
+  if (op.intArrayAttr("torch.onnx.dilations").value_or(unit) != unit)
     return std::string("it is dilated");
   return std::nullopt;
 }
@@ -440,7 +440,8 @@ Error rewritePatches(const IreeIrOp &op, const PatchConv &pc) {
     return b.op("Transpose", {value}, vtensor(to, e),
                 {{"perm", si64Array(perm)}});
   };
-  Expected<IreeIrValue> split = reshape(op.operand(0), {n, c, oh, kh, ow, kw}, e);
+  Expected<IreeIrValue> split =
+      reshape(op.operand(0), {n, c, oh, kh, ow, kw}, e);
   if (!split)
     return split.takeError();
   Expected<IreeIrValue> patches =
