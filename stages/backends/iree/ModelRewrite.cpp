@@ -377,14 +377,25 @@ struct PatchConv {
   std::vector<int64_t> kernel;
 };
 
+/// A 2-D convolution's kernel: its kernel_shape, which ONNX makes
+/// optional, else its weights' [F, C, kh, kw]; none when neither says.
+std::optional<std::vector<int64_t>> kernelOf(const IreeIrOp &op) {
+  if (std::optional<std::vector<int64_t>> kernel =
+          op.intArrayAttr("torch.onnx.kernel_shape"))
+    return kernel;
+  std::optional<TensorShape> weights = staticShape(op.operandType(1));
+  if (!weights || weights->dims.size() != 4)
+    return std::nullopt;
+  return std::vector<int64_t>{weights->dims[2], weights->dims[3]};
+}
+
 /// Whether `op` is a convolution whose windows tile its input (strides =
-/// kernel_shape, above one pixel): a ViT's patch embedding, a ConvNeXt's or
+/// kernel, above one pixel): a ViT's patch embedding, a ConvNeXt's or
 /// Swin's stem. Other convolutions are not of the patch rewrite's kind.
 bool tilesItsInput(const IreeIrOp &op) {
-  if (!isOnnx(op, "Conv"))
+  if (!isOnnx(op, "Conv") || op.numOperands() < 2)
     return false;
-  std::optional<std::vector<int64_t>> kernel =
-      op.intArrayAttr("torch.onnx.kernel_shape");
+  std::optional<std::vector<int64_t>> kernel = kernelOf(op);
   std::optional<std::vector<int64_t>> strides =
       op.intArrayAttr("torch.onnx.strides");
   return kernel && strides && kernel == strides && kernel->size() == 2 &&
@@ -404,7 +415,7 @@ std::variant<PatchConv, std::string> readPatchConv(const IreeIrOp &op) {
   pc.input = *input;
   pc.weights = *weights;
   pc.output = *output;
-  pc.kernel = *op.intArrayAttr("torch.onnx.kernel_shape");
+  pc.kernel = *kernelOf(op);
   if (std::optional<std::string> why = unplainConv(op))
     return *why;
   if (op.intArrayAttr("torch.onnx.pads").value_or(std::vector<int64_t>(4, 0)) !=

@@ -58,8 +58,8 @@ struct RewriteReport {
 /// computes all of them. An error only when IREE refuses an op built here.
 Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module);
 
-/// Rewrites every 2-D `onnx.Conv` whose strides equal its kernel_shape
-/// (above one pixel) with group 1, no dilation, no padding, static shapes
+/// Rewrites every 2-D `onnx.Conv` whose strides equal its kernel (its
+/// kernel_shape, else its weights'; above one pixel) with group 1, no dilation, no padding, static shapes
 /// and an input a whole number of patches into a `onnx.Gemm` of its
 /// patches: the input reshaped and transposed to [N*OH*OW, C*kh*kw], the
 /// weights reshaped to [F, C*kh*kw] (transB; IREE packs them once), the

@@ -81,14 +81,15 @@ TEST(ModelRewrite, StridedConvTransposesBecomePhaseConvolutionsAndOthersStay) {
 }
 
 // A patch embedding as iree-import-onnx writes it (3 channels, 4x4
-// patches, a bias), one of 2x3 patches without a bias, and convolutions of
+// patches, a bias), one of 2x3 patches without a bias or kernel_shape
+// (optional in ONNX: the weights give it), and convolutions of
 // other kinds: a 3x3 at stride 1 (not reported) and padded or with a
 // remainder (left, with why).
 constexpr const char *kPatches = R"mlir(
 module {
   func.func @main_graph(%x: !torch.vtensor<[1,3,8,12],f32>, %w: !torch.vtensor<[5,3,4,4],f32>, %b: !torch.vtensor<[5],f32>, %v: !torch.vtensor<[2,3,2,3],f32>, %k: !torch.vtensor<[4,3,3,3],f32>) -> (!torch.vtensor<[1,5,2,3],f32>, !torch.vtensor<[1,2,4,4],f32>, !torch.vtensor<[1,4,6,10],f32>) attributes {torch.onnx_meta.ir_version = 8 : si64, torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.producer_name = "retune", torch.onnx_meta.producer_version = ""} {
     %0 = torch.operator "onnx.Conv"(%x, %w, %b) {torch.onnx.dilations = [1 : si64, 1 : si64], torch.onnx.group = 1 : si64, torch.onnx.kernel_shape = [4 : si64, 4 : si64], torch.onnx.pads = [0 : si64, 0 : si64, 0 : si64, 0 : si64], torch.onnx.strides = [4 : si64, 4 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[5,3,4,4],f32>, !torch.vtensor<[5],f32>) -> !torch.vtensor<[1,5,2,3],f32>
-    %1 = torch.operator "onnx.Conv"(%x, %v) {torch.onnx.kernel_shape = [2 : si64, 3 : si64], torch.onnx.strides = [2 : si64, 3 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[2,3,2,3],f32>) -> !torch.vtensor<[1,2,4,4],f32>
+    %1 = torch.operator "onnx.Conv"(%x, %v) {torch.onnx.strides = [2 : si64, 3 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[2,3,2,3],f32>) -> !torch.vtensor<[1,2,4,4],f32>
     %2 = torch.operator "onnx.Conv"(%x, %k) {torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.strides = [1 : si64, 1 : si64]} : (!torch.vtensor<[1,3,8,12],f32>, !torch.vtensor<[4,3,3,3],f32>) -> !torch.vtensor<[1,4,6,10],f32>
     return %0, %1, %2 : !torch.vtensor<[1,5,2,3],f32>, !torch.vtensor<[1,2,4,4],f32>, !torch.vtensor<[1,4,6,10],f32>
   }
@@ -120,6 +121,9 @@ TEST(ModelRewrite, PatchConvolutionsBecomeGemmsAndOthersStay) {
   EXPECT_EQ(report->rewritten[0],
             "line 4: Conv 1x3x8x12 -> 1x5x2x3, kernel = stride 4x4: a Gemm of "
             "6x48 patches by 5x48");
+  EXPECT_EQ(report->rewritten[1],
+            "line 5: Conv 1x3x8x12 -> 1x2x4x4, kernel = stride 2x3: a Gemm of "
+            "16x18 patches by 2x18");
   ASSERT_EQ(report->left.size(), 2u);
   EXPECT_EQ(report->left[0], "line 7: Conv: left as it is: it pads its input");
   EXPECT_EQ(report->left[1], "line 8: Conv: left as it is: its input is not a "
