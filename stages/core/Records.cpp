@@ -139,6 +139,25 @@ public:
     }
     return out;
   }
+  /// An optional array of strings (empty when absent).
+  std::vector<std::string> strs(StringRef key) {
+    std::vector<std::string> out;
+    const json::Value *v = field(key, false);
+    if (!v)
+      return out;
+    const json::Array *array = v->getAsArray();
+    for (size_t i = 0; array && i < array->size(); ++i) {
+      std::optional<StringRef> text = (*array)[i].getAsString();
+      if (!text)
+        break;
+      out.push_back(text->str());
+    }
+    if (!array || out.size() != array->size()) {
+      fail("'" + key + "' must be an array of strings");
+      return {};
+    }
+    return out;
+  }
   const json::Array *array(StringRef key) {
     const json::Value *v = field(key, true);
     const json::Array *a = v ? v->getAsArray() : nullptr;
@@ -206,6 +225,7 @@ json::Value toJson(const DispatchIndex &index) {
                                       {"flops", d.flops},
                                       {"share", d.share},
                                       {"occurrences", d.occurrences},
+                                      {"exports", json::Array(d.allExports())},
                                       {"ir_hash", d.irHash},
                                       {"problem", toJson(d.problem)}});
   return json::Object{{"schema", schema::kDispatches},
@@ -233,6 +253,7 @@ Expected<DispatchIndex> dispatchIndexFromJson(const json::Value &v) {
       entry.flops = entryReader.num("flops");
       entry.share = entryReader.num("share", true, 0, 1);
       entry.occurrences = entryReader.integer("occurrences", false, 1);
+      entry.exports = entryReader.strs("exports");
       entry.irHash = entryReader.str("ir_hash", false);
       if (Error err = entryReader.take())
         return std::move(err);

@@ -59,6 +59,15 @@ struct DispatchEntry {
   /// BLAKE3 of dispatches/<id>/dispatch.mlir as the dump wrote it (empty:
   /// unknown), so that a damaged dispatch file is noticed.
   std::string irHash;
+  /// The exports of every executable the dump found with this problem
+  /// (the model's names for the dispatch, `name` among them); empty in a
+  /// record that predates them.
+  std::vector<std::string> exports;
+
+  /// `exports`, or `name` alone when the record has none.
+  std::vector<std::string> allExports() const {
+    return exports.empty() ? std::vector<std::string>{name} : exports;
+  }
 };
 
 struct DispatchIndex {

@@ -72,6 +72,38 @@ TEST(RecordsTest, MissingFieldNamesTheField) {
   EXPECT_NE(toString(index.takeError()).find("total_flops"), std::string::npos);
 }
 
+TEST(RecordsTest, ADispatchKeepsEveryExecutableMergedIntoIt) {
+  DispatchIndex index;
+  DispatchEntry merged;
+  merged.id = "a";
+  merged.name = "main_dispatch_3_conv";
+  merged.exports = {"main_dispatch_3_conv", "main_dispatch_7_conv"};
+  DispatchEntry single;
+  single.id = "b";
+  single.name = "main_dispatch_4_pack";
+  index.dispatches = {merged, single};
+  Expected<DispatchIndex> back = dispatchIndexFromJson(toJson(index));
+  ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
+  EXPECT_EQ(back->dispatches[0].allExports(), merged.exports);
+  EXPECT_EQ(back->dispatches[1].allExports(),
+            std::vector<std::string>{"main_dispatch_4_pack"});
+  // An index of an older Retune has no exports: the name stands alone.
+  llvm::json::Value old = toJson(index);
+  for (llvm::json::Value &d :
+       *old.getAsObject()->getArray("dispatches"))
+    d.getAsObject()->erase("exports");
+  back = dispatchIndexFromJson(old);
+  ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
+  EXPECT_EQ(back->dispatches[0].allExports(),
+            std::vector<std::string>{"main_dispatch_3_conv"});
+  // Exports that are not strings name the field.
+  (*old.getAsObject()->getArray("dispatches"))[0].getAsObject()->insert(
+      {"exports", llvm::json::Array{1, 2}});
+  back = dispatchIndexFromJson(old);
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_NE(toString(back.takeError()).find("exports"), std::string::npos);
+}
+
 TEST(RecordsTest, WrongSchemaNamesTheFile) {
   llvm::SmallString<128> path;
   ASSERT_FALSE(llvm::sys::fs::createTemporaryFile("rec", "json", path));

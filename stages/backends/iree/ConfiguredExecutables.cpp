@@ -185,22 +185,23 @@ SpecReach::find(const IreeTools &tools, const IreeIrLibrary &library,
   Expected<ConfiguredExecutables> linked = dump("linked", linkedSpec);
   if (!linked)
     return linked.takeError();
-  for (const Dispatch &d : dispatches) {
-    std::string before = baseline->fileExporting(d.exportName);
-    std::string after = linked->fileExporting(d.exportName);
-    if (before.empty() || after.empty())
-      continue;
-    Expected<std::string> beforeText = readFile(before);
-    Expected<std::string> afterText = readFile(after);
-    if (!beforeText || !afterText) {
-      consumeError(beforeText.takeError());
-      consumeError(afterText.takeError());
-      continue;
+  for (const Dispatch &d : dispatches)
+    for (const std::string &exportName : d.exportNames) {
+      std::string before = baseline->fileExporting(exportName);
+      std::string after = linked->fileExporting(exportName);
+      if (before.empty() || after.empty())
+        continue;
+      Expected<std::string> beforeText = readFile(before);
+      Expected<std::string> afterText = readFile(after);
+      if (!beforeText || !afterText) {
+        consumeError(beforeText.takeError());
+        consumeError(afterText.takeError());
+        continue;
+      }
+      if (*beforeText == *afterText)
+        reach.missed[d.id].push_back(
+            {baseline->executableOfExport[exportName], before});
     }
-    if (*beforeText == *afterText)
-      reach.missed[d.id] = {baseline->executableOfExport[d.exportName],
-                            before};
-  }
   return reach;
 }
 
@@ -217,30 +218,43 @@ SpecReach::substitute(ArrayRef<Winner> winners, StringRef dir,
       continue;
     if (std::error_code ec = sys::fs::create_directories(dir))
       return makeError("cannot create " + dir + ": " + ec.message());
-    const Missed &exe = m->second;
-    auto same = unchanged.find(w.dispatch);
-    if (same == unchanged.end()) {
-      Expected<std::string> text = reconfigureExecutable(
-          *tools, *library, exe.file, "",
-          workDir + "/configured-" + exe.executable + ".default.mlir",
-          timeoutSeconds);
-      if (!text)
-        return text.takeError();
-      same = unchanged.insert({w.dispatch, std::move(*text)}).first;
+    size_t before = delivered.size();
+    for (const Missed &exe : m->second) {
+      Expected<std::optional<std::string>> file = configureWith(exe, w, dir);
+      if (!file)
+        return file.takeError();
+      if (*file)
+        delivered.push_back({w.dispatch, exe.executable, std::move(**file)});
     }
-    std::string file = (dir + "/" + exe.executable + ".mlir").str();
-    Expected<std::string> text = reconfigureExecutable(
-        *tools, *library, exe.file, w.spec, file, timeoutSeconds);
-    if (!text)
-      return text.takeError();
-    if (*text == same->second) {
-      sys::fs::remove(file);
+    if (delivered.size() == before)
       notApplied.push_back(w.dispatch);
-      continue;
-    }
-    delivered.push_back({w.dispatch, exe.executable, file});
   }
   return delivered;
+}
+
+Expected<std::optional<std::string>>
+SpecReach::configureWith(const Missed &exe, const Winner &w,
+                         StringRef dir) const {
+  auto same = unchanged.find(exe.executable);
+  if (same == unchanged.end()) {
+    Expected<std::string> text = reconfigureExecutable(
+        *tools, *library, exe.file, "",
+        workDir + "/configured-" + exe.executable + ".default.mlir",
+        timeoutSeconds);
+    if (!text)
+      return text.takeError();
+    same = unchanged.insert({exe.executable, std::move(*text)}).first;
+  }
+  std::string file = (dir + "/" + exe.executable + ".mlir").str();
+  Expected<std::string> text = reconfigureExecutable(
+      *tools, *library, exe.file, w.spec, file, timeoutSeconds);
+  if (!text)
+    return text.takeError();
+  if (*text == same->second) {
+    sys::fs::remove(file);
+    return std::nullopt;
+  }
+  return file;
 }
 
 } // namespace retune::iree

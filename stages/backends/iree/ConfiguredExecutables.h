@@ -84,10 +84,11 @@ struct DeliveredExecutable {
 /// executable can carry a winner's config.
 class SpecReach {
 public:
-  /// One dispatch of the model: its id and its export's name.
+  /// One dispatch of the model: its id and the exports of every executable
+  /// that holds it (the dump merges executables with the same problem).
   struct Dispatch {
     std::string id;
-    std::string exportName;
+    std::vector<std::string> exportNames;
   };
   /// Configures the model's executables without a spec and with
   /// `linkedSpec` (every dispatch's winner; none when empty) in
@@ -99,16 +100,17 @@ public:
        ArrayRef<Dispatch> dispatches, StringRef workDir,
        unsigned timeoutSeconds);
 
-  /// The spec does not reach `dispatch` in the model (its executable is
-  /// known).
+  /// The spec does not reach `dispatch` in one of its executables in the
+  /// model (that executable is known).
   bool misses(StringRef dispatch) const { return missed.count(dispatch); }
-  /// How many dispatches the spec misses.
+  /// How many dispatches the spec misses somewhere.
   size_t numMissed() const { return missed.size(); }
 
-  /// For each of `winners` whose dispatch the spec misses, its executable
-  /// configured with the winner's spec, written to `<dir>/<executable>.mlir`
-  /// (`dir` made afresh; none when no winner needs it). A winner whose spec changes nothing there either is
-  /// left out and said so in `notApplied`.
+  /// For each of `winners` whose dispatch the spec misses, each executable
+  /// it misses configured with the winner's spec, written to
+  /// `<dir>/<executable>.mlir` (`dir` made afresh; none when no winner
+  /// needs it). A winner whose spec changes none of them either is left out
+  /// and said so in `notApplied`; one it changes in some is delivered there.
   Expected<std::vector<DeliveredExecutable>>
   substitute(ArrayRef<Winner> winners, StringRef dir,
              std::vector<std::string> &notApplied) const;
@@ -119,13 +121,18 @@ private:
     /// The model's configured executable (without a spec).
     std::string file;
   };
+  /// `exe` configured with `w`'s spec into `<dir>/<executable>.mlir`; none
+  /// (and no file) when the spec changes nothing in it.
+  Expected<std::optional<std::string>>
+  configureWith(const Missed &exe, const Winner &w, StringRef dir) const;
   const IreeTools *tools = nullptr;
   const IreeIrLibrary *library = nullptr;
   std::string workDir;
   unsigned timeoutSeconds = 0;
-  llvm::StringMap<Missed> missed;
-  /// The missed executables configured again without a spec, by dispatch:
-  /// what a winner's must differ from to have applied.
+  /// By dispatch, the executables the spec does not reach.
+  llvm::StringMap<std::vector<Missed>> missed;
+  /// The missed executables configured again without a spec, by
+  /// executable: what a winner's must differ from to have applied.
   mutable llvm::StringMap<std::string> unchanged;
 };
 

@@ -345,6 +345,7 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
     DispatchEntry entry{hot[i].id,         d.exportName,      d.funcName,
                         d.problem.flops(), weights.shares[i], f.occurrences,
                         d.problem};
+    entry.exports = f.exports;
     index.totalFlops += entry.flops * entry.occurrences;
     std::string dir = options.outputDir + "/" + entry.id;
     if (Error err = writeHashedFile(dir + "/dispatch.mlir", f.preparedText))

@@ -265,11 +265,13 @@ std::vector<DispatchEntry> dumpedDispatches() {
   return std::move(index->dispatches);
 }
 
-/// The dump's dispatch ids by function name (the profiler's name for them).
+/// The dump's dispatch ids by function name (the profiler's name for them):
+/// every executable the dump merged into a dispatch names it.
 StringMap<std::string> idsByName(ArrayRef<DispatchEntry> dispatches) {
   StringMap<std::string> ids;
   for (const DispatchEntry &d : dispatches)
-    ids[d.name] = d.id;
+    for (const std::string &name : d.allExports())
+      ids[name] = d.id;
   return ids;
 }
 
@@ -401,9 +403,12 @@ StringMap<double> modelTimeShares(ArrayRef<DispatchEntry> dispatches,
   if (totalUs <= 0)
     return shares;
   StringMap<std::string> ids = idsByName(dispatches);
+  StringMap<double> measured;
   for (const DispatchTime &t : profile)
     if (auto id = ids.find(t.function); id != ids.end())
-      shares[id->second] = t.calls * t.averageUs / totalUs;
+      measured[id->second] += t.calls * t.averageUs / totalUs;
+  for (const auto &[id, share] : measured)
+    shares[id] = share;
   return shares;
 }
 
@@ -548,7 +553,7 @@ std::optional<SpecReach> findSpecReach(const ModelOptions &options,
   for (const DispatchEntry &d : dispatches)
     if (llvm::any_of(winners,
                      [&](const Winner &w) { return w.dispatch == d.id; }))
-      exports.push_back({d.id, d.name});
+      exports.push_back({d.id, d.allExports()});
   Expected<SpecReach> reach = SpecReach::find(
       runner.ireeTools(), *library, options.run.modelPath,
       options.run.iree.compileFlags, options.linkedPath, exports,
