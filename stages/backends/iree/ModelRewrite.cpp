@@ -90,8 +90,26 @@ std::optional<AxisPhase> axisPhase(int64_t r, int64_t stride, int64_t kernel,
 }
 
 /// What the rewrite needs of one ConvTranspose.
-struct ConvTranspose {
+/// A 2-D convolution's (or ConvTranspose's) operand and result shapes.
+struct ConvShapes {
   TensorShape input, weights, output;
+};
+
+/// The shapes of `op`'s input, weights and result, when all three are
+/// static and 4-D.
+std::optional<ConvShapes> convShapes(const IreeIrOp &op) {
+  std::optional<TensorShape> input = staticShape(op.operandType(0)),
+                             weights = staticShape(op.operandType(1)),
+                             output = staticShape(op.resultType(0));
+  if (!input || !weights || !output || input->dims.size() != 4 ||
+      weights->dims.size() != 4 || output->dims.size() != 4)
+    return std::nullopt;
+  return ConvShapes{*input, *weights, *output};
+}
+
+constexpr StringLiteral kNotStatic2d = "not a 2-D convolution of static shape";
+
+struct ConvTranspose : ConvShapes {
   int64_t stride = 1;
   std::vector<int64_t> kernel, pads;
 };
@@ -112,21 +130,16 @@ std::optional<std::string> unplainConv(const IreeIrOp &op) {
 
 /// The ConvTranspose as the rewrite takes it, or why it is left as it is.
 std::variant<ConvTranspose, std::string> readConvTranspose(const IreeIrOp &op) {
+  std::optional<ConvShapes> shapes = convShapes(op);
+  if (!shapes)
+    return kNotStatic2d.str();
   ConvTranspose ct;
-  std::optional<TensorShape> input = staticShape(op.operandType(0)),
-                             weights = staticShape(op.operandType(1)),
-                             output = staticShape(op.resultType(0));
-  if (!input || !weights || !output || input->dims.size() != 4 ||
-      weights->dims.size() != 4 || output->dims.size() != 4)
-    return std::string("not a 2-D convolution of static shape");
-  ct.input = *input;
-  ct.weights = *weights;
-  ct.output = *output;
+  static_cast<ConvShapes &>(ct) = *shapes;
   auto ints = [&](StringRef name, std::vector<int64_t> fallback) {
     return op.intArrayAttr(("torch.onnx." + name).str()).value_or(fallback);
   };
   std::vector<int64_t> strides = ints("strides", {1, 1});
-  ct.kernel = ints("kernel_shape", {weights->dims[2], weights->dims[3]});
+  ct.kernel = ints("kernel_shape", {ct.weights.dims[2], ct.weights.dims[3]});
   ct.pads = ints("pads", {0, 0, 0, 0});
   if (op.hasAttr("torch.onnx.output_shape"))
     return std::string("it gives output_shape");
@@ -137,10 +150,10 @@ std::variant<ConvTranspose, std::string> readConvTranspose(const IreeIrOp &op) {
   if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 2)
     return std::string("its strides are not one stride above 1 on both axes");
   if (ct.kernel.size() != 2 || ct.pads.size() != 4 ||
-      ct.kernel != std::vector<int64_t>{weights->dims[2], weights->dims[3]})
+      ct.kernel != std::vector<int64_t>{ct.weights.dims[2], ct.weights.dims[3]})
     return std::string("its kernel_shape or pads are not those of a 2-D kernel");
   ct.stride = strides[0];
-  if (output->dims[2] % ct.stride || output->dims[3] % ct.stride)
+  if (ct.output.dims[2] % ct.stride || ct.output.dims[3] % ct.stride)
     return std::string("its output is not a multiple of the stride");
   return ct;
 }
@@ -372,8 +385,7 @@ Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module)
 namespace {
 
 /// What the patch rewrite needs of one convolution.
-struct PatchConv {
-  TensorShape input, weights, output;
+struct PatchConv : ConvShapes {
   std::vector<int64_t> kernel;
 };
 
@@ -405,26 +417,21 @@ bool tilesItsInput(const IreeIrOp &op) {
 /// The convolution (one that tiles its input) as the patch rewrite takes
 /// it, or why it is left as it is.
 std::variant<PatchConv, std::string> readPatchConv(const IreeIrOp &op) {
+  std::optional<ConvShapes> shapes = convShapes(op);
+  if (!shapes)
+    return kNotStatic2d.str();
   PatchConv pc;
-  std::optional<TensorShape> input = staticShape(op.operandType(0)),
-                             weights = staticShape(op.operandType(1)),
-                             output = staticShape(op.resultType(0));
-  if (!input || !weights || !output || input->dims.size() != 4 ||
-      weights->dims.size() != 4 || output->dims.size() != 4)
-    return std::string("not a 2-D convolution of static shape");
-  pc.input = *input;
-  pc.weights = *weights;
-  pc.output = *output;
+  static_cast<ConvShapes &>(pc) = *shapes;
   pc.kernel = *kernelOf(op);
   if (std::optional<std::string> why = unplainConv(op))
     return *why;
   if (op.intArrayAttr("torch.onnx.pads").value_or(std::vector<int64_t>(4, 0)) !=
       std::vector<int64_t>(4, 0))
     return std::string("it pads its input");
-  if (pc.kernel != std::vector<int64_t>{weights->dims[2], weights->dims[3]})
+  if (pc.kernel != std::vector<int64_t>{pc.weights.dims[2], pc.weights.dims[3]})
     return std::string("its kernel_shape is not its weights'");
-  if (input->dims[2] != output->dims[2] * pc.kernel[0] ||
-      input->dims[3] != output->dims[3] * pc.kernel[1])
+  if (pc.input.dims[2] != pc.output.dims[2] * pc.kernel[0] ||
+      pc.input.dims[3] != pc.output.dims[3] * pc.kernel[1])
     return std::string("its input is not a whole number of patches");
   return pc;
 }
