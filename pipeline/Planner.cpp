@@ -40,8 +40,20 @@ std::string joinPath(StringRef a, StringRef b) {
 /// Why a dispatch keeps the default config, or "" when it is tuned.
 std::string skipReason(const TuneConfig &config, const DispatchEntry &d,
                        unsigned rank) {
-  if (config.topK && rank >= config.topK)
-    return formatv("not among the {0} hottest dispatches (top_k)", config.topK);
+  if (config.topK && rank >= config.topK) {
+    if (d.gainShare < 0)
+      return formatv("not among the {0} hottest dispatches (top_k)",
+                     config.topK);
+    std::string why = formatv(
+        "not among the {0} dispatches with the most time to gain (top_k)",
+        config.topK);
+    // A hot dispatch left out for that reason says so.
+    if (d.peakFraction >= 0.5)
+      why += formatv(": it runs at {0:f0}% of this CPU's peak FLOP rate in "
+                     "the model",
+                     100 * d.peakFraction);
+    return why;
+  }
   if (d.share < config.minShare)
     return formatv("{0:f1}% of the model's FLOPs is below min_share {1:f1}%",
                    100 * d.share, 100 * config.minShare);
@@ -260,11 +272,12 @@ Expected<std::string> planManifest(const TuneConfig &config,
   graph.reportInputs = {"dispatches/index.json"};
   bool complete = dispatches.has_value();
   if (dispatches) {
-    // Hottest first: top_k counts in this order, and Ninja starts ready
-    // steps in the order the manifest lists them, so a run that reaches
-    // its time budget has measured where the time is.
+    // Most time to gain first (the hottest where that is not known):
+    // top_k counts in this order, and Ninja starts ready steps in the
+    // order the manifest lists them, so a run that reaches its time budget
+    // has measured where the time is.
     llvm::stable_sort(dispatches->dispatches, [](const DispatchEntry &a, const DispatchEntry &b) {
-      return a.share > b.share;
+      return a.priority() > b.priority();
     });
     for (auto [rank, d] : llvm::enumerate(dispatches->dispatches)) {
       std::string dir = "dispatches/" + d.id;

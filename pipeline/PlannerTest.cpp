@@ -10,6 +10,10 @@
 #include "llvm/Support/FileSystem.h"
 #include "gtest/gtest.h"
 
+#include <array>
+#include <optional>
+#include <tuple>
+
 
 using namespace retune;
 using namespace retune::pipeline;
@@ -28,14 +32,22 @@ protected:
   }
   void TearDown() override { llvm::sys::fs::remove_directories(dir); }
 
-  void writeDispatches() {
+  /// aaaa (75% of the model) and bbbb (25%); with `gains`, each one's
+  /// time to gain and FLOP rate over the peak, as a profiled dump writes.
+  using Gains = std::array<std::pair<double, double>, 2>;
+  void writeDispatches(std::optional<Gains> gains = std::nullopt) {
     DispatchIndex index;
     index.model = config.modelPath;
     index.totalFlops = 3;
     for (auto [id, share] : {std::pair<const char *, double>{"aaaa", 0.75},
-                             {"bbbb", 0.25}})
+                             {"bbbb", 0.25}}) {
       index.dispatches.push_back({id, std::string("mm_") + id, "mm", share * 3,
                                   share, 1, matmulProblem(64, 64, 64)});
+      if (gains)
+        std::tie(index.dispatches.back().gainShare,
+                 index.dispatches.back().peakFraction) =
+            (*gains)[index.dispatches.size() - 1];
+    }
     ASSERT_FALSE(static_cast<bool>(writeHashedJsonFile(
         (dir + "/dispatches/index.json").str(), toJson(index))));
     for (const DispatchEntry &d : index.dispatches) {
@@ -272,6 +284,33 @@ TEST_F(PlannerTest, ColdDispatchesAreSkippedWithAReason) {
             std::string::npos);
   size_t hot = manifest.find("build candidates/aaaa/index.json");
   EXPECT_NE(manifest.find("skip_flag = \n", hot), std::string::npos);
+}
+
+TEST_F(PlannerTest, TopKTakesTheDispatchesWithTheMostTimeToGain) {
+  // aaaa is the hotter but runs at 97% of the CPU's peak: 2% of the
+  // model's time to gain against bbbb's 20%.
+  config.topK = 1;
+  writeDispatches(Gains{{{0.02, 0.97}, {0.20, 0.2}}});
+  std::string manifest = plan();
+  size_t atPeak = manifest.find("build candidates/aaaa/index.json");
+  ASSERT_NE(atPeak, std::string::npos);
+  EXPECT_NE(manifest.find("skip_flag = --skip-reason='not among the 1 "
+                          "dispatches with the most time to gain (top_k): it "
+                          "runs at 97% of this CPU'\\''s peak FLOP rate in "
+                          "the model'",
+                          atPeak),
+            std::string::npos);
+  size_t gain = manifest.find("build candidates/bbbb/index.json");
+  ASSERT_NE(gain, std::string::npos);
+  EXPECT_LT(gain, atPeak); // listed first: Ninja starts it first
+  EXPECT_NE(manifest.find("skip_flag = \n", gain), std::string::npos);
+  // Without a profile's gains, the hottest is taken.
+  writeDispatches();
+  manifest = plan();
+  EXPECT_NE(manifest.find("skip_flag = --skip-reason='not among the 1 "
+                          "hottest dispatches (top_k)'",
+                          manifest.find("build candidates/bbbb/index.json")),
+            std::string::npos);
 }
 
 TEST_F(PlannerTest, StaleCandidateIndexOfAnotherDispatchIsIgnored) {

@@ -218,16 +218,22 @@ json::Array toArray(const std::vector<double> &values) {
 
 json::Value toJson(const DispatchIndex &index) {
   json::Array dispatches;
-  for (const DispatchEntry &d : index.dispatches)
-    dispatches.push_back(json::Object{{"id", d.id},
-                                      {"name", d.name},
-                                      {"func", d.func},
-                                      {"flops", d.flops},
-                                      {"share", d.share},
-                                      {"occurrences", d.occurrences},
-                                      {"exports", json::Array(d.allExports())},
-                                      {"ir_hash", d.irHash},
-                                      {"problem", toJson(d.problem)}});
+  for (const DispatchEntry &d : index.dispatches) {
+    json::Object entry{{"id", d.id},
+                       {"name", d.name},
+                       {"func", d.func},
+                       {"flops", d.flops},
+                       {"share", d.share},
+                       {"occurrences", d.occurrences},
+                       {"exports", json::Array(d.allExports())},
+                       {"ir_hash", d.irHash},
+                       {"problem", toJson(d.problem)}};
+    if (d.gainShare >= 0) {
+      entry["gain_share"] = d.gainShare;
+      entry["peak_fraction"] = d.peakFraction;
+    }
+    dispatches.push_back(std::move(entry));
+  }
   return json::Object{{"schema", schema::kDispatches},
                       {"model", index.model},
                       {"total_flops", index.totalFlops},
@@ -254,6 +260,10 @@ Expected<DispatchIndex> dispatchIndexFromJson(const json::Value &v) {
       entry.share = entryReader.num("share", true, 0, 1);
       entry.occurrences = entryReader.integer("occurrences", false, 1);
       entry.exports = entryReader.strs("exports");
+      if (entryReader.object && entryReader.object->get("gain_share")) {
+        entry.gainShare = entryReader.num("gain_share", true, 0, 1);
+        entry.peakFraction = entryReader.num("peak_fraction", true, 0, 1);
+      }
       entry.irHash = entryReader.str("ir_hash", false);
       if (Error err = entryReader.take())
         return std::move(err);

@@ -63,7 +63,17 @@ struct DispatchEntry {
   /// (the model's names for the dispatch, `name` among them); empty in a
   /// record that predates them.
   std::vector<std::string> exports;
+  /// With the model's profile: the share of its time this dispatch could
+  /// give back, its time above what its FLOPs take at the CPU's peak rate
+  /// (negative: not known). The planner tunes in this order.
+  double gainShare = -1;
+  /// With the model's profile: its FLOP rate there over the CPU's peak
+  /// (0: not bound by FLOPs, or not known).
+  double peakFraction = 0;
 
+  /// The planner's order (and top_k's): time to gain where known, else
+  /// the share of the model.
+  double priority() const { return gainShare >= 0 ? gainShare : share; }
   /// `exports`, or `name` alone when the record has none.
   std::vector<std::string> allExports() const {
     return exports.empty() ? std::vector<std::string>{name} : exports;

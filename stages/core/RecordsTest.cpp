@@ -72,6 +72,33 @@ TEST(RecordsTest, MissingFieldNamesTheField) {
   EXPECT_NE(toString(index.takeError()).find("total_flops"), std::string::npos);
 }
 
+TEST(RecordsTest, ADispatchKeepsItsTimeToGainWhenKnown) {
+  DispatchIndex index;
+  DispatchEntry profiled;
+  profiled.id = "a";
+  profiled.share = 0.6;
+  profiled.gainShare = 0.05;
+  profiled.peakFraction = 0.9;
+  DispatchEntry unprofiled;
+  unprofiled.id = "b";
+  unprofiled.share = 0.4;
+  index.dispatches = {profiled, unprofiled};
+  Expected<DispatchIndex> back = dispatchIndexFromJson(toJson(index));
+  ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
+  EXPECT_DOUBLE_EQ(back->dispatches[0].priority(), 0.05);
+  EXPECT_DOUBLE_EQ(back->dispatches[0].peakFraction, 0.9);
+  // Not known (an index of an older Retune, or FLOPs shares): the share.
+  EXPECT_LT(back->dispatches[1].gainShare, 0);
+  EXPECT_DOUBLE_EQ(back->dispatches[1].priority(), 0.4);
+  // Out of range names the field.
+  llvm::json::Value bad = toJson(index);
+  (*(*bad.getAsObject()->getArray("dispatches"))[0].getAsObject())
+      ["peak_fraction"] = 3;
+  back = dispatchIndexFromJson(bad);
+  ASSERT_FALSE(static_cast<bool>(back));
+  EXPECT_NE(toString(back.takeError()).find("peak_fraction"), std::string::npos);
+}
+
 TEST(RecordsTest, ADispatchKeepsEveryExecutableMergedIntoIt) {
   DispatchIndex index;
   DispatchEntry merged;

@@ -76,6 +76,9 @@ struct DispatchReport {
   /// spec, IREE's profiler), seconds; next to `baseline`, its time alone in
   /// the dispatch benchmark.
   std::optional<double> inModel;
+  /// Its FLOP rate in the whole model over the CPU's peak, from the dump's
+  /// profile (0: not bound by FLOPs, or not known).
+  double peakFraction = 0;
   /// Set when the best measured candidate ran more than 2x the default
   /// config's time: the space cannot hold a winner here, which is a defect
   /// of the space to fix, not a tuning result.

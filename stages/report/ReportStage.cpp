@@ -199,6 +199,7 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   r.id = d.id;
   r.name = d.name;
   r.share = d.share;
+  r.peakFraction = d.peakFraction;
   r.flops = d.flops;
   r.occurrences = d.occurrences;
   Expected<CandidateIndex> candidates =
@@ -286,6 +287,8 @@ json::Object dispatchJson(const DispatchReport &r) {
     entry["space_warning"] = r.spaceWarning;
   if (r.inModel)
     entry["in_model_s"] = *r.inModel;
+  if (r.peakFraction > 0)
+    entry["peak_fraction"] = r.peakFraction;
   if (!r.appliedInModel.empty())
     entry["applied_in_model"] = r.appliedInModel;
   if (!r.reverify.empty())
@@ -436,11 +439,18 @@ void printWhereTheTimeGoes(const RunReport &run) {
   for (const InModelTime &t : ArrayRef(m.inModel).take_front(kShown)) {
     double perRun = t.baselineUs * t.callsPerRun;
     std::string bench;
-    for (const DispatchReport &r : run.dispatches)
-      if (r.id == t.dispatch && r.baseline > 0)
+    for (const DispatchReport &r : run.dispatches) {
+      if (r.id != t.dispatch)
+        continue;
+      if (r.baseline > 0)
         bench = fmt::format("; alone in the dispatch benchmark {:.1f} us "
                             "({:.2f}x its time in the model)",
                             1e6 * r.baseline, 1e6 * r.baseline / t.baselineUs);
+      // Why a hot matmul keeps IREE's config: nothing is left to gain.
+      if (r.peakFraction > 0)
+        bench += fmt::format("; {:.0f}% of this CPU's peak FLOP rate",
+                             100 * r.peakFraction);
+    }
     std::string tuned =
         t.tunedUs ? fmt::format(", with the spec {:.1f} us", *t.tunedUs) : "";
     fmt::print("  {:>5.1f}%  {:>9.3f} ms  {} x {:g} calls of {:.1f} us{}{}\n",

@@ -85,6 +85,12 @@ expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
 expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
   'abs(sum(e["share"] for e in d["dispatches"]) - 1) < 1e-6 and d["dispatches"][0]["share"] > 0.5')" \
   "True" "the shares are of the model's time, its two-call layer first"
+# With the profile each dispatch has its time to gain: a matmul's share
+# above what its FLOPs take at the CPU's peak rate (its FLOP rate over the
+# peak recorded), an elementwise dispatch's whole share.
+expect_contains "$(json_field "$mlp/build/dispatches/index.json" \
+  'all(0 <= e["gain_share"] <= e["share"] + 1e-12 and (0 < e["peak_fraction"] <= 1) == (e["problem"]["kind"] == "contraction") for e in d["dispatches"]) and any(e["problem"]["kind"] == "contraction" for e in d["dispatches"])')" \
+  "True" "the profiled dump records each dispatch's time to gain and a matmul's fraction of the peak rate"
 # A model the profiler cannot run (here: no such entry) falls back to each
 # dispatch timed alone with IREE's default config, time x calls.
 dump_cmd=$(ninja -C "$mlp/build" -t commands dispatches/index.json | tail -1)
@@ -97,6 +103,9 @@ expect_contains "$fallback_out" "each dispatch timed alone for the shares: the m
 expect_contains "$(ls "$work"/fallback/dump/timed/*.bench.json 2>/dev/null | wc -l)" \
   "$(json_field "$work/fallback/dispatches/index.json" 'len(d["dispatches"])')" \
   "then every dispatch is timed alone for its share"
+expect_contains "$(json_field "$work/fallback/dispatches/index.json" \
+  'any("gain_share" in e for e in d["dispatches"])')" "False" \
+  "and no time to gain is claimed without the model's profile"
 expect_contains "$(json_field "$mlp/build/candidates/$(json_field "$mlp/build/dispatches/index.json" 'd["dispatches"][0]["id"]')/index.json" \
   'len(set(c["file"] for c in d["candidates"])) == len(d["candidates"])')" "True" "candidate specs are distinct"
 # Every emitted spec is read by the real iree-opt (the spelling of 3.13).

@@ -46,23 +46,6 @@ struct Planned {
   double cost = 0;
 };
 
-/// What the CPU knob space needs to know about an llvm-cpu target.
-cpu::CpuHost hostOf(const IreeTarget &target) {
-  cpu::CpuHost host;
-  host.cpuName = target.arch;
-  StringRef features = target.cpuFeatures;
-  if (features.contains("+avx512f")) {
-    host.vectorBits = 512;
-    host.vectorRegisters = 32;
-  } else if (features.contains("+avx")) {
-    host.vectorBits = 256;
-  } else {
-    host.vectorBits = 128;
-    host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
-  }
-  return host;
-}
-
 /// IREE's llvm-cpu pipeline rejects any vector larger than this
 /// ("One or more operations with large vector sizes (32768 bytes) were
 /// found", measured with IREE 3.13).
@@ -433,7 +416,7 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
                                              const IreeSyntax &syntax,
                                              uint64_t &total) {
   if (isDataTiledMatmul(problem))
-    return mmt4dCandidates(options, runner, problem, syntax, hostOf(target),
+    return mmt4dCandidates(options, runner, problem, syntax, target.cpuHost(),
                            total);
   // A transpose, copy or broadcast: nothing for the contraction space to
   // tile, but IREE's register tile matters (IreeDefaultConfig.h).
@@ -443,7 +426,7 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
                                 "convolutions, not data movement",
                                 total);
   Expected<cpu::CpuSpaceResult> space =
-      cpu::enumerateCpuSpace(problem, hostOf(target), {});
+      cpu::enumerateCpuSpace(problem, target.cpuHost(), {});
   if (!space)
     return ireeConfigCandidates(options, runner, problem,
                                 toString(space.takeError()), total);

@@ -53,13 +53,52 @@ struct Found {
   std::vector<std::string> exports;
 };
 
-HotCandidate hotCandidate(const Found &f) {
+/// Workers of the device the model's profile ran on: `local-sync` runs on
+/// the caller's thread, `local-task` on `--task_topology_group_count`
+/// workers ([tune] threads) or one a core.
+unsigned profileWorkers(const DumpOptions &options) {
+  constexpr StringLiteral kGroupCount = "--task_topology_group_count=";
+  for (StringRef flag : options.iree.deviceFlags) {
+    unsigned count = 0;
+    if (flag.consume_front(kGroupCount) && !flag.getAsInteger(10, count) &&
+        count > 0)
+      return count;
+  }
+  if (StringRef(options.timeDevice).starts_with("local-task"))
+    return std::max(1u, hardware_concurrency().compute_thread_count());
+  return 1;
+}
+
+/// Bits of a floating-point element type ("f32", "bf16"); 0 for others,
+/// whose peak rate (integer dot products) the CPU model does not know.
+unsigned floatBits(StringRef type) {
+  unsigned bits = 0;
+  if ((type.consume_front("f") || type.consume_front("bf")) &&
+      !type.getAsInteger(10, bits))
+    return bits;
+  return 0;
+}
+
+/// The FLOP rate `workers` cores can reach on a dispatch whose time its
+/// FLOPs bound (contractions, convolutions, attention on a CPU); 0 for
+/// the rest.
+double peakFlopsPerSecond(const IreeDispatch &d, unsigned workers) {
+  const Problem &p = d.problem;
+  if (d.target.isGpu() || p.kind == OpKind::Elementwise ||
+      p.elementTypes.empty())
+    return 0;
+  unsigned bits = floatBits(p.elementTypes.front());
+  return bits ? d.target.cpuHost().peakFlopsPerCore(bits) * workers : 0;
+}
+
+HotCandidate hotCandidate(const Found &f, unsigned workers) {
   const IreeDispatch &d = f.dispatch;
   return {d.problem.stableId(),
           {d.exportName, d.funcName, d.benchmarkFunction, d.executable},
           d.problem.flops(),
           f.occurrences,
-          f.timeUs};
+          f.timeUs,
+          peakFlopsPerSecond(d, workers)};
 }
 
 /// The model the dump's compile writes beside the benchmarks
@@ -68,7 +107,7 @@ constexpr StringLiteral kModelTag = "model";
 
 /// Shares by the model's own time: IREE's profiler runs the model the dump
 /// compiled kProfiledRuns times on `options.timeDevice`, and each dispatch
-/// weighs what all its executables took in those runs, by its export name.
+/// weighs what all its executables took in a run, by its export name.
 /// A dispatch the runs never called weighs nothing (an initializer's, run
 /// once when the module loads). In the model, not alone: a dispatch whose
 /// operands arrive cold, or that a benchmark's repeated calls keep in
@@ -90,9 +129,11 @@ Expected<StringMap<double>> profileModel(const DumpOptions &options,
       runner->profile(kModelTag, kProfiledRuns);
   if (!times)
     return times.takeError();
+  // Per run, as a profile file gives them (the time to gain compares them
+  // with one run's FLOPs).
   StringMap<double> usByExport;
   for (const DispatchTime &t : *times)
-    usByExport[t.function] += t.averageUs * t.calls;
+    usByExport[t.function] += t.averageUs * t.calls / kProfiledRuns;
   StringMap<double> weights;
   double total = 0;
   for (const Found &f : found) {
@@ -332,8 +373,9 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
     }
   }
   std::vector<HotCandidate> hot;
+  unsigned workers = profileWorkers(options);
   for (const Found &f : *found)
-    hot.push_back(hotCandidate(f));
+    hot.push_back(hotCandidate(f, workers));
   // Shares only: min_share and top_k are applied by the planner, which
   // records why a dispatch is skipped.
   HotSelection weights =
@@ -346,6 +388,10 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
                         d.problem.flops(), weights.shares[i], f.occurrences,
                         d.problem};
     entry.exports = f.exports;
+    if (!weights.gainShares.empty()) {
+      entry.gainShare = weights.gainShares[i];
+      entry.peakFraction = weights.peakFractions[i];
+    }
     index.totalFlops += entry.flops * entry.occurrences;
     std::string dir = options.outputDir + "/" + entry.id;
     if (Error err = writeHashedFile(dir + "/dispatch.mlir", f.preparedText))

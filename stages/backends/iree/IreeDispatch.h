@@ -9,6 +9,7 @@
 #define RETUNE_IREE_IREEDISPATCH_H
 
 #include "stages/core/Problem.h"
+#include "stages/search/cpu/CpuHost.h"
 #include "stages/support/LLVM.h"
 
 #include <string>
@@ -41,6 +42,24 @@ struct IreeTarget {
     llvm::StringRef fmt(format);
     return "cpu:" +
            (fmt.contains('-') ? fmt.rsplit('-').second.str() : format);
+  }
+  /// What the CPU knob space and the peak FLOP rate need to know of an
+  /// llvm-cpu target: its vector width from its features, the rest
+  /// CpuHost's defaults.
+  cpu::CpuHost cpuHost() const {
+    cpu::CpuHost host;
+    host.cpuName = arch;
+    llvm::StringRef features = cpuFeatures;
+    if (features.contains("+avx512f")) {
+      host.vectorBits = 512;
+      host.vectorRegisters = 32;
+    } else if (features.contains("+avx")) {
+      host.vectorBits = 256;
+    } else {
+      host.vectorBits = 128;
+      host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
+    }
+    return host;
   }
   /// How a spec reaches the compiler (targetFamily): "cpu", "cuda" or "gpu".
   std::string family() const {

@@ -416,6 +416,33 @@ Expected<StringMap<double>> readProfile(StringRef text, StringRef fileName) {
   return profile;
 }
 
+/// HotSelection::gainShares and peakFractions from each candidate's time
+/// in the model (`timesUs`, per run, all its calls; `totalUs` their sum).
+/// A rate above twice the modelled peak says its FLOPs or calls are miscounted:
+/// it neither raises the peak nor loses its time to gain.
+static void addTimeToGain(ArrayRef<HotCandidate> candidates,
+                          ArrayRef<double> timesUs, double totalUs,
+                          HotSelection &selection) {
+  constexpr double kMiscounted = 2.0;
+  std::vector<double> fractions(candidates.size(), 0);
+  double fastest = 1;
+  for (auto [i, c] : enumerate(candidates)) {
+    if (!(c.peakFlopsPerSecond > 0) || !(timesUs[i] > 0))
+      continue;
+    double rate = c.flops * c.occurrences / (timesUs[i] * 1e-6);
+    fractions[i] = rate / c.peakFlopsPerSecond;
+    if (fractions[i] > kMiscounted)
+      fractions[i] = 0;
+    fastest = std::max(fastest, fractions[i]);
+  }
+  for (auto [i, fraction] : enumerate(fractions)) {
+    fraction /= fastest;
+    selection.peakFractions.push_back(fraction);
+    selection.gainShares.push_back(
+        totalUs > 0 ? timesUs[i] * (1 - fraction) / totalUs : 0);
+  }
+}
+
 HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
                                  const HotPolicy &policy,
                                  const StringMap<double> *profile) {
@@ -444,11 +471,17 @@ HotSelection selectHotDispatches(ArrayRef<HotCandidate> candidates,
   }
   for (double w : weights)
     selection.shares.push_back(total > 0 ? w / total : 0);
+  std::vector<double> orderWeights = weights;
+  if (profile) {
+    addTimeToGain(candidates, weights, total, selection);
+    orderWeights = selection.gainShares;
+  }
   std::vector<size_t> order(candidates.size());
   for (size_t i = 0; i < order.size(); ++i)
     order[i] = i;
-  std::stable_sort(order.begin(), order.end(),
-                   [&](size_t a, size_t b) { return weights[a] > weights[b]; });
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return orderWeights[a] > orderWeights[b];
+  });
   for (size_t i : order) {
     if (weights[i] <= 0 || selection.shares[i] < policy.minShare)
       continue;

@@ -249,6 +249,11 @@ struct HotCandidate {
   /// When every candidate has one and no profile is given, shares are
   /// time x calls instead of FLOPs x calls.
   double timeUs = 0;
+  /// FLOPs a second the workers that ran the profile can reach on this
+  /// dispatch's kind and element type (CpuHost::peakFlopsPerCore x
+  /// workers); 0 where its time is not bound by FLOPs (a pack, a softmax)
+  /// or the target is not a CPU.
+  double peakFlopsPerSecond = 0;
 };
 
 struct HotPolicy {
@@ -271,10 +276,21 @@ struct HotSelection {
   std::vector<size_t> selected;
   /// Share of the total work per candidate (same order as the input).
   std::vector<double> shares;
+  /// With a profile, per candidate: the share of the model's time it could
+  /// give back, its time above what its FLOPs take at the peak rate (its
+  /// whole share where it has no peak). Empty without a profile.
+  std::vector<double> gainShares;
+  /// With a profile, per candidate: its FLOP rate in the model over the
+  /// peak rate (0: no peak). The peak is the larger of the modelled one and
+  /// the fastest rate a dispatch of the model reached (a clock above the
+  /// model's), so no dispatch is above 1.
+  std::vector<double> peakFractions;
 };
 
 /// Weights dispatches by profile time when `profile` is given (a dispatch the
-/// profile does not name weighs 0), else by FLOPs x occurrences.
+/// profile does not name weighs 0), else by FLOPs x occurrences. With a
+/// profile the order (and top_k) goes by time to gain: a matmul that
+/// already runs at the CPU's peak has little to give back however hot.
 HotSelection selectHotDispatches(llvm::ArrayRef<HotCandidate> candidates,
                                  const HotPolicy &policy,
                                  const llvm::StringMap<double> *profile);

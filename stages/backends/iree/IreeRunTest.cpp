@@ -367,6 +367,45 @@ TEST(IreeHot, ByProfile) {
   EXPECT_NE(llvm::toString(bad.takeError()).find("profile.txt:1"), std::string::npos);
 }
 
+TEST(IreeHot, ByTimeToGainWithAProfile) {
+  // In the model, per run: a matmul of 2 GFLOP in 20 ms (100 GFLOP/s), a
+  // softmax in 3 ms, and a small matmul of 0.1 GFLOP in 2 ms (50 GFLOP/s).
+  auto profile = llvm::cantFail(readProfile(
+      "mm 20000\nsoftmax 3000\nsmall_mm 2000\n", "profile.txt"));
+  double peak = 125e9;
+  std::vector<HotCandidate> candidates = {
+      {"mm", {"mm"}, 1e9, 2, 0, peak},
+      {"softmax", {"softmax"}, 1e6, 1, 0, 0},
+      {"small_mm", {"small_mm"}, 1e8, 1, 0, peak}};
+  HotSelection s = selectHotDispatches(candidates, {0.0, 2}, &profile);
+  // The matmul at 80% of the peak has 4 ms to give back, the softmax all
+  // of its 3 ms, the small matmul 1.2 ms.
+  EXPECT_NEAR(s.shares[0], 20.0 / 25.0, 1e-12);
+  EXPECT_NEAR(s.peakFractions[0], 0.8, 1e-12);
+  EXPECT_NEAR(s.gainShares[0], 4.0 / 25.0, 1e-12);
+  EXPECT_EQ(s.peakFractions[1], 0.0);
+  EXPECT_NEAR(s.gainShares[1], 3.0 / 25.0, 1e-12);
+  EXPECT_NEAR(s.gainShares[2], 1.2 / 25.0, 1e-12);
+  EXPECT_EQ(s.selected, (std::vector<size_t>{0, 1}));
+  // A clock above the model's: the fastest rate is the peak, and the
+  // others are measured against it.
+  for (HotCandidate &c : candidates)
+    if (c.peakFlopsPerSecond > 0)
+      c.peakFlopsPerSecond = 80e9;
+  s = selectHotDispatches(candidates, {0.0, 0}, &profile);
+  EXPECT_NEAR(s.peakFractions[0], 1.0, 1e-12);
+  EXPECT_NEAR(s.peakFractions[2], 0.5, 1e-12);
+  EXPECT_EQ(s.selected, (std::vector<size_t>{1, 2, 0}));
+  // A rate beyond twice the peak is a miscount (of calls, of FLOPs): it
+  // sets no peak, and its time stays to gain.
+  candidates[2].flops = 1e9;
+  s = selectHotDispatches(candidates, {0.0, 0}, &profile);
+  EXPECT_EQ(s.peakFractions[2], 0.0);
+  EXPECT_NEAR(s.peakFractions[0], 1.0, 1e-12);
+  // Without a profile there is no time to gain.
+  EXPECT_TRUE(selectHotDispatches(candidates, {}, nullptr).gainShares.empty());
+}
+
 } // namespace
 
 namespace {

@@ -46,6 +46,15 @@ struct CpuHost {
   int64_t lanes(unsigned elementBits) const {
     return elementBits ? vectorBits / elementBits : 1;
   }
+  /// FLOPs one core can do a second on elements of `elementBits`: every
+  /// FMA pipe busy with full vectors (a double-pumped pipe takes half a
+  /// wide vector a cycle). A model, not a measurement: `clockHz` is assumed.
+  double peakFlopsPerCore(unsigned elementBits) const {
+    double bitsPerPipeCycle =
+        doublePumpsWideVectors() ? vectorBits / 2.0 : double(vectorBits);
+    double lanesPerCycle = elementBits ? bitsPerPipeCycle / elementBits : 1;
+    return clockHz * fmaPipes * lanesPerCycle * 2;
+  }
   /// The problem target string for this host: "cpu:<cpuName>".
   std::string target() const { return "cpu:" + cpuName; }
 };
