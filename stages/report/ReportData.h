@@ -79,6 +79,9 @@ struct DispatchReport {
   /// Its FLOP rate in the whole model over the CPU's peak, from the dump's
   /// profile (0: not bound by FLOPs, or not known).
   double peakFraction = 0;
+  /// The share of the model's time it could give back, from the dump's
+  /// profile (negative: not known). DispatchEntry::gainShare.
+  double gainShare = -1;
   /// Set when the best measured candidate ran more than 2x the default
   /// config's time: the space cannot hold a winner here, which is a defect
   /// of the space to fix, not a tuning result.
@@ -157,6 +160,18 @@ struct HistoryRun {
   };
   std::vector<Dispatch> dispatches;
 };
+
+/// What a spec could give back at most, from the dump's profile: the
+/// dispatches' time above what their FLOPs take at the CPU's peak rate.
+struct RoomForSpec {
+  /// Shares of the model's time: to gain, and run at 90% of the peak or more.
+  double gainShare = 0, atPeakShare = 0;
+  /// The spec's ceiling, 1 / (1 - gainShare).
+  double ceiling() const { return gainShare < 1 ? 1 / (1 - gainShare) : 0; }
+};
+
+/// None when no dispatch has a time to gain (no profile, a GPU target).
+std::optional<RoomForSpec> roomForSpec(const std::vector<DispatchReport> &dispatches);
 
 struct RunReport {
   /// The model file the run tuned.

@@ -200,6 +200,7 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   r.name = d.name;
   r.share = d.share;
   r.peakFraction = d.peakFraction;
+  r.gainShare = d.gainShare;
   r.flops = d.flops;
   r.occurrences = d.occurrences;
   Expected<CandidateIndex> candidates =
@@ -289,6 +290,8 @@ json::Object dispatchJson(const DispatchReport &r) {
     entry["in_model_s"] = *r.inModel;
   if (r.peakFraction > 0)
     entry["peak_fraction"] = r.peakFraction;
+  if (r.gainShare >= 0)
+    entry["gain_share"] = r.gainShare;
   if (!r.appliedInModel.empty())
     entry["applied_in_model"] = r.appliedInModel;
   if (!r.reverify.empty())
@@ -409,6 +412,11 @@ json::Object summaryJson(const RunReport &run, json::Array dispatches,
   }
   cache["compile"] = cacheJson(stageNamed(run, "compile"));
   cache["bench"] = cacheJson(stageNamed(run, "bench"));
+  if (std::optional<RoomForSpec> room = roomForSpec(run.dispatches))
+    modelSummary["room_for_spec"] =
+        json::Object{{"gain_share", room->gainShare},
+                     {"at_peak_share", room->atPeakShare},
+                     {"ceiling", room->ceiling()}};
   return json::Object{{"schema", schema::kSummary},
                       {"backend", run.backend},
                       {"model_file", run.model},
@@ -458,6 +466,19 @@ void printWhereTheTimeGoes(const RunReport &run) {
                t.baselineUs, tuned,
                t.dispatch.empty() ? std::string(" (not tuned)") : bench);
   }
+}
+
+/// The spec's ceiling on this model, where the dump's profile gives it:
+/// why a spec adds little where the time runs at the CPU's peak.
+void printRoomForSpec(const RunReport &run) {
+  std::optional<RoomForSpec> room = roomForSpec(run.dispatches);
+  if (!room)
+    return;
+  fmt::print("room for a spec: {:.1f}% of the model's dispatch time is above "
+             "what its FLOPs take at this CPU's peak rate, and {:.1f}% runs "
+             "at 90% of that rate or more: no spec makes the model more than "
+             "{:.2f}x faster\n",
+             100 * room->gainShare, 100 * room->atPeakShare, room->ceiling());
 }
 
 unsigned countStatus(const DispatchReport &r, Status status) {
@@ -522,6 +543,7 @@ void printTable(const RunReport &run) {
       fmt::print("after the compiler change, {}: previous winner {}: {}\n",
                  r.name, r.reverify, r.reverifyWhy);
   printWhereTheTimeGoes(run);
+  printRoomForSpec(run);
   const StageTiming &compile = stageNamed(run, "compile");
   const StageTiming &bench = stageNamed(run, "bench");
   std::vector<std::string> stageTimes;
@@ -693,6 +715,22 @@ std::string wrongSpaceWarning(const DispatchReport &dispatch) {
                  "(over {2:f0}x: a defect of the space, not a tuning result)",
                  best->index, best->ratio, kWrongSpaceRatio)
       .str();
+}
+
+std::optional<RoomForSpec>
+roomForSpec(const std::vector<DispatchReport> &dispatches) {
+  constexpr double kAtPeak = 0.9;
+  std::optional<RoomForSpec> room;
+  for (const DispatchReport &d : dispatches) {
+    if (d.gainShare < 0)
+      continue;
+    if (!room)
+      room.emplace();
+    room->gainShare += d.gainShare;
+    if (d.peakFraction >= kAtPeak)
+      room->atPeakShare += d.share;
+  }
+  return room;
 }
 
 std::string explainNoWinner(const RunReport &run) {

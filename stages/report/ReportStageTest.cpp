@@ -103,3 +103,26 @@ TEST(Headline, IsCompilerDefaultsToRetuneWhenFlagsWereSearched) {
 }
 
 } // namespace
+
+namespace {
+
+TEST(RoomForSpec, IsTheTimeAboveThePeakRate) {
+  // A matmul at 95% of the peak (80% of the model), a softmax (20%): 4%
+  // and 20% of the model to gain, a ceiling of 1 / 0.76.
+  DispatchReport matmul = noWinner("mm", {});
+  matmul.share = 0.8;
+  matmul.peakFraction = 0.95;
+  matmul.gainShare = 0.04;
+  DispatchReport softmax = noWinner("softmax", {});
+  softmax.share = 0.2;
+  softmax.gainShare = 0.2;
+  std::optional<RoomForSpec> room = roomForSpec({matmul, softmax});
+  ASSERT_TRUE(room.has_value());
+  EXPECT_NEAR(room->gainShare, 0.24, 1e-12);
+  EXPECT_NEAR(room->atPeakShare, 0.8, 1e-12);
+  EXPECT_NEAR(room->ceiling(), 1 / 0.76, 1e-12);
+  // Without the dump's profile nothing is claimed.
+  EXPECT_FALSE(roomForSpec({noWinner("mm", {})}).has_value());
+}
+
+} // namespace

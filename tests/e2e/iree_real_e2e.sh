@@ -66,6 +66,7 @@ expect_contains "$out" "(from the project's .venv)" "the plan says where IREE wa
 out=$(ninja -C "$mlp/build" tune 2>&1); rc=$?
 [ $rc -eq 0 ] && pass "ninja tune exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
 expect_contains "$out" "model (end to end)" "console table with the model line"
+expect_contains "$out" "room for a spec: " "the console gives a spec's ceiling from the dump's profile"
 statuses=$(compile_statuses "$mlp/build")
 expect_contains "$statuses" "ok=" "candidates compiled: $statuses"
 [[ "$statuses" != *compile_error* ]] && pass "no llvm-cpu candidate fails to compile" \
@@ -106,6 +107,9 @@ expect_contains "$(ls "$work"/fallback/dump/timed/*.bench.json 2>/dev/null | wc 
 expect_contains "$(json_field "$work/fallback/dispatches/index.json" \
   'any("gain_share" in e for e in d["dispatches"])')" "False" \
   "and no time to gain is claimed without the model's profile"
+expect_contains "$(json_field "$mlp/build/report/summary.json" \
+  'd["model"]["room_for_spec"]["ceiling"] >= 1')" "True" \
+  "summary.json gives the spec's ceiling"
 expect_contains "$(json_field "$mlp/build/candidates/$(json_field "$mlp/build/dispatches/index.json" 'd["dispatches"][0]["id"]')/index.json" \
   'len(set(c["file"] for c in d["candidates"])) == len(d["candidates"])')" "True" "candidate specs are distinct"
 # Every emitted spec is read by the real iree-opt (the spelling of 3.13).
