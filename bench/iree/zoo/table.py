@@ -26,7 +26,9 @@ def tune_facts(build):
             "winners_kept", []))
     except (OSError, ValueError):
         kept = None
+    room = summary.get("model", {}).get("room_for_spec")
     return {"problems": len(dispatches), "searched": len(searched),
+            "ceiling": room["ceiling"] if room else None,
             "kept": kept,
             "won": len(won),
             "skipped": len(skipped), "reasons": reasons,
@@ -100,7 +102,7 @@ def main():
     work, models = args[0], args[1:]
     print(f"{'model':8} {'IREE default':>13} {'flags only':>11} "
           f"{'IREE+Retune':>12} {'onnxruntime':>12} {'tuned/default':>14} "
-          f"{'spec':>6} {'vs ort':>7}  "
+          f"{'spec':>6} {'ceiling':>7} {'vs ort':>7}  "
           f"problems searched skipped winners compiled")
     facts = {}
     for m in models:
@@ -113,17 +115,21 @@ def main():
         # their ratio is noise, not a gain.
         spec = ("empty " if f["kept"] == 0 else
                 f"{flags / tuned:5.2f}x" if flags else "    - ")
+        ceiling = f"{f['ceiling']:6.2f}x" if f["ceiling"] else "     - "
         ort_ms = f"{ort:9.2f} ms" if ort else "        -   "
         vs_ort = f"{ort / tuned:6.2f}x" if ort else "     - "
         print(f"{m:8} {default:10.2f} ms {flags_ms} {tuned:9.2f} ms {ort_ms} "
-              f"{default / tuned:13.2f}x {spec} {vs_ort}  "
+              f"{default / tuned:13.2f}x {spec} {ceiling} {vs_ort}  "
               f"{f['problems']:8} {f['searched']:8} {f['skipped']:7} "
               f"{f['won']:7} {f['compiled']:>8}")
     print(f"({threads} thread{'s' if threads > 1 else ''}, median ms; IREE "
           "runs on its caching allocator (--device_allocator=caching); flags "
           "only: Retune's compile flags without its spec; spec: what the spec "
           "adds on top of those flags (empty: no winner kept, the two are one "
-          "module); vs ort > 1: IREE+Retune is faster than "
+          "module); ceiling: the most any spec could add, with the time "
+          "above what the dispatches' FLOPs take at this CPU's peak rate "
+          "all gone (report/summary.json's room_for_spec); vs ort > 1: "
+          "IREE+Retune is faster than "
           "onnxruntime; searched: dispatches with candidates; winners: "
           "dispatches that beat IREE's default; compiled: candidates that "
           "compiled / generated)")
