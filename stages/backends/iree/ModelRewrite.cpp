@@ -197,9 +197,48 @@ public:
     return constant;
   }
 
+  /// `value` sliced along `axis` from `start` to `end` by `step`, as
+  /// torch's `aten.slice.Tensor`: IREE 3.13 lowers ONNX's Slice (starts and
+  /// ends as inputs) only in a model of opset 13 or later, and an opset-12
+  /// model's Slice fails to compile; this one compiles at every opset.
+  Expected<IreeIrValue> slice(IreeIrValue value, int64_t axis, int64_t start,
+                              int64_t end, int64_t step,
+                              std::string resultType) {
+    std::vector<IreeIrValue> operands = {value};
+    for (int64_t v : {axis, start, end, step}) {
+      Expected<IreeIrValue> constant = torchInt(v);
+      if (!constant)
+        return constant.takeError();
+      operands.push_back(*constant);
+    }
+    IreeIrOpSpec spec;
+    spec.name = "torch.aten.slice.Tensor";
+    spec.operands = std::move(operands);
+    spec.resultTypes = {std::move(resultType)};
+    Expected<IreeIrOp> created = anchor.insertBefore(spec);
+    if (!created)
+      return created.takeError();
+    return created->result(0);
+  }
+
 private:
+  /// A `!torch.int` constant, one per distinct value.
+  Expected<IreeIrValue> torchInt(int64_t value) {
+    if (auto it = ints.find(value); it != ints.end())
+      return it->second;
+    IreeIrOpSpec spec;
+    spec.name = "torch.constant.int";
+    spec.resultTypes = {"!torch.int"};
+    spec.attributes = {{"value", formatv("{0} : i64", value).str()}};
+    Expected<IreeIrOp> created = anchor.insertBefore(spec);
+    if (!created)
+      return created.takeError();
+    return ints[value] = created->result(0);
+  }
+
   const IreeIrOp &anchor;
   std::map<std::vector<int64_t>, IreeIrValue> constants;
+  std::map<int64_t, IreeIrValue> ints;
 };
 
 /// The kernel of one phase: the weights [Cin, Cout, kh, kw] at the phase's
@@ -604,30 +643,31 @@ Error rewriteDepthwise(const IreeIrOp &op, const DepthwiseConv &dc) {
         {0, 0, dc.pads[0], dc.pads[1], 0, 0, dc.pads[2], dc.pads[3]});
     if (!pads)
       return pads.takeError();
-    Expected<IreeIrValue> padded = b.op(
-        "Pad", {input, *pads},
-        vtensor({n, c, dc.input.dims[2] + dc.pads[0] + dc.pads[2],
-                 dc.input.dims[3] + dc.pads[1] + dc.pads[3]},
-                e),
-        {{"mode", "\"constant\""}});
-    if (!padded)
-      return padded.takeError();
-    input = *padded;
+    Expected<IreeIrValue> paddedInput =
+        b.op("Pad", {input, *pads},
+             vtensor({n, c, dc.input.dims[2] + dc.pads[0] + dc.pads[2],
+                      dc.input.dims[3] + dc.pads[1] + dc.pads[3]},
+                     e),
+             {{"mode", "\"constant\""}});
+    if (!paddedInput)
+      return paddedInput.takeError();
+    input = *paddedInput;
   }
-  auto slice = [&](IreeIrValue value, ArrayRef<int64_t> starts,
-                   ArrayRef<int64_t> ends, ArrayRef<int64_t> steps,
-                   std::string type) -> Expected<IreeIrValue> {
-    static constexpr int64_t kSpatialAxes[] = {2, 3};
-    std::vector<IreeIrValue> operands = {value};
-    for (ArrayRef<int64_t> values :
-         {starts, ends, ArrayRef<int64_t>(kSpatialAxes), steps}) {
-      Expected<IreeIrValue> constant = b.indices(values);
-      if (!constant)
-        return constant.takeError();
-      operands.push_back(*constant);
-    }
-    return b.op("Slice", operands, std::move(type));
+  // A window of `value` [a, b, h, w]: rows from `row` by `rowStep`, then
+  // columns, `size` of each.
+  auto window = [&](IreeIrValue value, ArrayRef<int64_t> shape, int64_t row,
+                    int64_t col, ArrayRef<int64_t> size, ArrayRef<int64_t> step,
+                    StringRef element) -> Expected<IreeIrValue> {
+    Expected<IreeIrValue> rows = b.slice(
+        value, 2, row, row + step[0] * (size[0] - 1) + 1, step[0],
+        vtensor({shape[0], shape[1], size[0], shape[3]}, element));
+    if (!rows)
+      return rows.takeError();
+    return b.slice(*rows, 3, col, col + step[1] * (size[1] - 1) + 1, step[1],
+                   vtensor({shape[0], shape[1], size[0], size[1]}, element));
   };
+  std::vector<int64_t> padded = {n, c, dc.input.dims[2] + dc.pads[0] + dc.pads[2],
+                                 dc.input.dims[3] + dc.pads[1] + dc.pads[3]};
   Expected<IreeIrValue> perChannel = b.indices({1, c, 1, 1});
   if (!perChannel)
     return perChannel.takeError();
@@ -636,10 +676,9 @@ Error rewriteDepthwise(const IreeIrOp &op, const DepthwiseConv &dc) {
   for (int64_t i = 0; i < dc.kernel[0]; ++i)
     for (int64_t j = 0; j < dc.kernel[1]; ++j) {
       Expected<IreeIrValue> shifted =
-          slice(input, {i, j}, {i + sh * (oh - 1) + 1, j + sw * (ow - 1) + 1},
-                {sh, sw}, vtensor({n, c, oh, ow}, e));
-      Expected<IreeIrValue> tap = slice(op.operand(1), {i, j}, {i + 1, j + 1},
-                                        {1, 1}, vtensor({c, 1, 1, 1}, we));
+          window(input, padded, i, j, {oh, ow}, {sh, sw}, e);
+      Expected<IreeIrValue> tap =
+          window(op.operand(1), dc.weights.dims, i, j, {1, 1}, {1, 1}, we);
       if (!shifted || !tap)
         return joinErrors(shifted.takeError(), tap.takeError());
       Expected<IreeIrValue> weight =

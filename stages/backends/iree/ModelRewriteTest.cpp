@@ -134,12 +134,13 @@ TEST(ModelRewrite, PatchConvolutionsBecomeGemmsAndOthersStay) {
   EXPECT_EQ(count(printed, "\"onnx.Gemm\""), 2u);
 }
 
-// Depthwise convolutions as iree-import-onnx writes them: 3x3 padded with
+// Depthwise convolutions as iree-import-onnx writes them, in a model of
+// opset 12 (where IREE compiles no ONNX Slice with inputs): 3x3 padded with
 // a bias, 5x5 at stride 2 with uneven pads and none; of the kind but left:
 // a dilated one; not of the kind: a plain 3x3 (group 1).
 constexpr const char *kDepthwise = R"mlir(
 module {
-  func.func @main_graph(%x: !torch.vtensor<[1,4,9,10],f32>, %w: !torch.vtensor<[4,1,3,3],f32>, %b: !torch.vtensor<[4],f32>, %v: !torch.vtensor<[4,1,5,5],f32>, %d: !torch.vtensor<[4,1,3,3],f32>, %k: !torch.vtensor<[2,4,3,3],f32>) -> (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,4,5],f32>, !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,2,7,8],f32>) attributes {torch.onnx_meta.ir_version = 8 : si64, torch.onnx_meta.opset_version = 17 : si64, torch.onnx_meta.producer_name = "retune", torch.onnx_meta.producer_version = ""} {
+  func.func @main_graph(%x: !torch.vtensor<[1,4,9,10],f32>, %w: !torch.vtensor<[4,1,3,3],f32>, %b: !torch.vtensor<[4],f32>, %v: !torch.vtensor<[4,1,5,5],f32>, %d: !torch.vtensor<[4,1,3,3],f32>, %k: !torch.vtensor<[2,4,3,3],f32>) -> (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,4,5],f32>, !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,2,7,8],f32>) attributes {torch.onnx_meta.ir_version = 8 : si64, torch.onnx_meta.opset_version = 12 : si64, torch.onnx_meta.producer_name = "retune", torch.onnx_meta.producer_version = ""} {
     %0 = torch.operator "onnx.Conv"(%x, %w, %b) {torch.onnx.dilations = [1 : si64, 1 : si64], torch.onnx.group = 4 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.pads = [1 : si64, 1 : si64, 1 : si64, 1 : si64], torch.onnx.strides = [1 : si64, 1 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,3,3],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,4,9,10],f32>
     %1 = torch.operator "onnx.Conv"(%x, %v) {torch.onnx.group = 4 : si64, torch.onnx.pads = [1 : si64, 2 : si64, 2 : si64, 1 : si64], torch.onnx.strides = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,5,5],f32>) -> !torch.vtensor<[1,4,4,5],f32>
     %2 = torch.operator "onnx.Conv"(%x, %d) {torch.onnx.dilations = [2 : si64, 2 : si64], torch.onnx.group = 4 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.pads = [2 : si64, 2 : si64, 2 : si64, 2 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,3,3],f32>) -> !torch.vtensor<[1,4,9,10],f32>
@@ -170,6 +171,8 @@ TEST(ModelRewrite, DepthwiseConvolutionsBecomeShiftedMultiplyAdds) {
   std::string printed = (*module)->print();
   EXPECT_EQ(count(printed, "\"onnx.Conv\""), 2u) << printed;
   EXPECT_EQ(count(printed, "\"onnx.Mul\""), 34u);
+  // Each tap's input window and weight: rows, then columns.
+  EXPECT_EQ(count(printed, "torch.aten.slice.Tensor"), 4u * 34u);
   EXPECT_EQ(count(printed, "\"onnx.Pad\""), 2u);
 }
 
