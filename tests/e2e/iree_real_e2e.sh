@@ -192,6 +192,19 @@ expect_contains "$(json_field "$ct/build/flags/chosen.json" 'len(d["rewritten"])
   "2 [] ['flags/rewritten.mlir'] ok True" "both ConvTransposes are rewritten and every set on the rewrite computes the model's results"
 grep -c '"onnx.DepthToSpace"' "$ct/build/flags/rewritten.mlir" | grep -qx 2 \
   && pass "flags/rewritten.mlir interleaves both layers' phases" || fail "no DepthToSpace in flags/rewritten.mlir"
+# A rewrite IREE cannot compile (injected: an op no lowering knows, as an
+# opset-12 model's ONNX Slice was) would fail every set built from it: it is
+# dropped, said so, and the search goes on with the model as given.
+bad=$work/conv_transpose_uncompilable
+tiny_model "$bad" conv_transpose.mlir main_graph
+"$retune" plan "$bad/tune.toml" -B "$bad/build" >/dev/null 2>&1 || fail "retune plan (uncompilable rewrite)"
+out=$(RETUNE_INJECT_FAULT=uncompilable-rewrite:conv_transpose_uncompilable \
+  ninja -C "$bad/build" flags/chosen.json 2>&1) || { fail "ninja flags (uncompilable rewrite)"; echo "$out" | tail -20; }
+expect_contains "$out" "the model is not rewritten: IREE cannot compile the rewritten model" \
+  "a rewrite IREE cannot compile is said so"
+expect_contains "$(json_field "$bad/build/flags/chosen.json" 'len(d["rewritten"]), repr(d.get("input", "")), sorted(set(s.get("input", "") for s in d["sets"])), any(s["status"] == "ok" for s in d["sets"]), len([l for l in d["not_rewritten"] if "not kept: IREE cannot compile" in l])')" \
+  "0 '' [''] True 2" "and the sets are built and checked on the model as given, the two rewrites listed as not kept"
+
 # A choice that builds from the rewrite (whichever set the timing chose):
 # the dump compiles it.
 choose_the_rewrite "$ct/build/flags/chosen.json"

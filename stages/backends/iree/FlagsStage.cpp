@@ -21,6 +21,7 @@
 #include "stages/backends/iree/ModelFlags.h"
 #include "stages/backends/iree/ModelRewrite.h"
 #include "stages/core/Statistics.h"
+#include "stages/support/FaultInjection.h"
 #include "stages/support/FileUtil.h"
 #include "stages/support/HashedFile.h"
 #include "stages/support/RunBudget.h"
@@ -167,8 +168,8 @@ constexpr StringLiteral kNothingRewritten =
     "// The flag search rewrote nothing in this model (flags/chosen.json's "
     "not_rewritten says what it left): compile the model as given.\n";
 
-/// The model with its strided ConvTransposes, its patch and depthwise
-/// convolutions and its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints
+/// The model with its strided ConvTransposes, its patch convolutions and
+/// its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints
 /// it, and what was rewritten in `choice`; none when the model has nothing
 /// to rewrite. A rewrite that cannot be made (no IREE library, which makes
 /// it, or an op IREE refuses) is a note: the search goes on with the model
@@ -199,7 +200,7 @@ Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
   }
   RewriteReport all;
   for (auto rewrite : {rewriteStridedConvTransposes, rewritePatchConvolutions,
-                       rewriteDepthwiseConvolutions, batchSharedWeightGemms}) {
+                       batchSharedWeightGemms}) {
     Expected<RewriteReport> report = rewrite(**module);
     if (!report) {
       noteNotRewritten(toString(report.takeError()));
@@ -216,7 +217,38 @@ Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
     return std::nullopt;
   }
   choice.rewritten = all.rewritten;
-  return (*module)->print();
+  std::string printed = (*module)->print();
+  // Tests: a rewrite IREE cannot compile (an op no lowering knows, as an
+  // opset-12 model's ONNX Slice was), on purpose.
+  if (injectedFault(run.modelPath) == "uncompilable-rewrite")
+    if (size_t end = printed.find("\n    return "); end != std::string::npos)
+      printed.insert(end + 1, "    %retune_fault = torch.operator "
+                              "\"onnx.RetuneInjectedFault\"() : () -> "
+                              "!torch.vtensor<[1],f32>\n");
+  return printed;
+}
+
+/// Whether IREE compiles the rewritten model (`path`) with the default
+/// flags, the build of `tag` that the search reuses: a rewrite it cannot
+/// compile would fail every set built from it. When it does not, the
+/// rewrite is dropped (said in `choice`, its lines not kept) and the search
+/// goes on with the model as given.
+bool rewriteCompiles(const ModelRunner &runner, StringRef path, StringRef tag,
+                     FlagChoice &choice) {
+  CompileRecord probe = runner.compile(tag, "", {}, path);
+  if (probe.status == Status::Ok)
+    return true;
+  std::string why =
+      formatv("IREE cannot compile the rewritten model ({0}: {1}); the model "
+              "is searched as given",
+              toString(probe.status),
+              StringRef(probe.message).split('\n').first.trim())
+          .str();
+  noteNotRewritten(why);
+  for (const std::string &line : choice.rewritten)
+    choice.notRewritten.push_back(line + ": not kept: " + why);
+  choice.rewritten.clear();
+  return false;
 }
 
 } // namespace
@@ -247,6 +279,11 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   if (Error err = writeHashedFile(rewrittenPath,
                                   rewritten->value_or(kNothingRewritten.str())))
     return err;
+  if (*rewritten && !rewriteCompiles(*runner, rewrittenPath, setTag(0), choice)) {
+    *rewritten = std::nullopt;
+    if (Error err = writeHashedFile(rewrittenPath, kNothingRewritten.str()))
+      return err;
+  }
   std::string input = *rewritten ? rewrittenPath : "";
   if (*rewritten)
     sets->insert(sets->begin(), FlagSet());

@@ -25,11 +25,6 @@
 // thread, whole model, channels-last set): 314-366 -> 270-289 ms
 // (docs/iree-backend.md, "Patch convolutions").
 //
-// A depthwise convolution (a mobile CNN's): IREE keeps it an NCHW generic
-// whose vectors gather their inputs; as a sum over its kernel taps of
-// shifted slices of the input times per-channel weights it is one
-// elementwise dispatch that reads rows (rewriteDepthwiseConvolutions).
-//
 // Gemms that share their weights and not their inputs' dependencies are
 // batched into one (batchSharedWeightGemms).
 //
@@ -73,23 +68,11 @@ Expected<RewriteReport> rewriteStridedConvTransposes(const IreeIrModule &module)
 /// only when IREE refuses an op built here.
 Expected<RewriteReport> rewritePatchConvolutions(const IreeIrModule &module);
 
-/// Rewrites every depthwise 2-D `onnx.Conv` (group = its C input channels,
-/// weights [C, 1, kh, kw]) with no dilation, static shapes and at most
-/// 81 taps into a sum over its taps: the input (`onnx.Pad`ded when the
-/// convolution pads) `onnx.Slice`d at the tap's offset with the strides,
-/// `onnx.Mul` by the tap's weights as [1, C, 1, 1], `onnx.Add`ed, then the
-/// bias. IREE fuses them into one elementwise dispatch that reads rows of
-/// the input; its depthwise convolution in NCHW, which its channels-last
-/// preprocessing leaves as it is, gathers them (measured, 1 thread: 96
-/// channels 3x3 at 80x80 8.3 -> 0.56 ms; docs/iree-backend.md). Other
-/// convolutions are not of its kind and are not reported. An error only
-/// when IREE refuses an op built here.
-Expected<RewriteReport> rewriteDepthwiseConvolutions(const IreeIrModule &module);
-
 /// Batches `onnx.Gemm`s that multiply by the same weights (and add the same
 /// bias, with the same attributes) and whose inputs do not depend on one
 /// another into one Gemm over their inputs stacked on rows (`onnx.Concat`),
-/// each original result a row `onnx.Slice` of it. An exported recurrent
+/// each original result a row slice of it (torch's `aten.slice.Tensor`,
+/// which IREE compiles at every ONNX opset). An exported recurrent
 /// network projects each time step's input by the same weights in a Gemm of
 /// one row: batched, the weights are read once, not once per step (measured
 /// on a CRNN's LSTM: docs/iree-backend.md). An input counts when it is
