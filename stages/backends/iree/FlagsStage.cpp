@@ -200,7 +200,7 @@ Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
   }
   RewriteReport all;
   for (auto rewrite : {rewriteStridedConvTransposes, rewritePatchConvolutions,
-                       batchSharedWeightGemms}) {
+                       rewriteDepthwiseConvolutions, batchSharedWeightGemms}) {
     Expected<RewriteReport> report = rewrite(**module);
     if (!report) {
       noteNotRewritten(toString(report.takeError()));
