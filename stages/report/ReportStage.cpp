@@ -602,7 +602,9 @@ std::optional<FlagChoiceSummary> readFlagChoice() {
     reason += formatv("; the model it builds from is {0}, the model with {1} "
                       "rewrite(s) (flags/chosen.json's `rewritten`: strided "
                       "ConvTransposes as stride phases, patch convolutions "
-                      "as Gemms, Gemms sharing weights batched); compile it "
+                      "as Gemms, depthwise convolutions as shifted "
+                      "multiply-adds, Gemms sharing weights batched); compile "
+                      "it "
                       "in place of the model as given",
                       input, rewritten->size())
                   .str();

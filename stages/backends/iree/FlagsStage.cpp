@@ -168,8 +168,8 @@ constexpr StringLiteral kNothingRewritten =
     "// The flag search rewrote nothing in this model (flags/chosen.json's "
     "not_rewritten says what it left): compile the model as given.\n";
 
-/// The model with its strided ConvTransposes, its patch convolutions and
-/// its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints
+/// The model with its strided ConvTransposes, its patch and depthwise
+/// convolutions and its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints
 /// it, and what was rewritten in `choice`; none when the model has nothing
 /// to rewrite. A rewrite that cannot be made (no IREE library, which makes
 /// it, or an op IREE refuses) is a note: the search goes on with the model

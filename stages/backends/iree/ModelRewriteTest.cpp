@@ -134,6 +134,51 @@ TEST(ModelRewrite, PatchConvolutionsBecomeGemmsAndOthersStay) {
   EXPECT_EQ(count(printed, "\"onnx.Gemm\""), 2u);
 }
 
+// Depthwise convolutions as iree-import-onnx writes them, in a model of
+// opset 12 (where IREE compiles no ONNX Slice with inputs): 3x3 padded with
+// a bias, 5x5 with uneven pads and none; of the kind but left: a dilated
+// one and a strided one; not of the kind: a plain 3x3 (group 1).
+constexpr const char *kDepthwise = R"mlir(
+module {
+  func.func @main_graph(%x: !torch.vtensor<[1,4,9,10],f32>, %w: !torch.vtensor<[4,1,3,3],f32>, %b: !torch.vtensor<[4],f32>, %v: !torch.vtensor<[4,1,5,5],f32>, %d: !torch.vtensor<[4,1,3,3],f32>, %k: !torch.vtensor<[2,4,3,3],f32>) -> (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,5,5],f32>, !torch.vtensor<[1,2,7,8],f32>) attributes {torch.onnx_meta.ir_version = 8 : si64, torch.onnx_meta.opset_version = 12 : si64, torch.onnx_meta.producer_name = "retune", torch.onnx_meta.producer_version = ""} {
+    %0 = torch.operator "onnx.Conv"(%x, %w, %b) {torch.onnx.dilations = [1 : si64, 1 : si64], torch.onnx.group = 4 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.pads = [1 : si64, 1 : si64, 1 : si64, 1 : si64], torch.onnx.strides = [1 : si64, 1 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,3,3],f32>, !torch.vtensor<[4],f32>) -> !torch.vtensor<[1,4,9,10],f32>
+    %1 = torch.operator "onnx.Conv"(%x, %v) {torch.onnx.group = 4 : si64, torch.onnx.pads = [1 : si64, 2 : si64, 3 : si64, 2 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,5,5],f32>) -> !torch.vtensor<[1,4,9,10],f32>
+    %2 = torch.operator "onnx.Conv"(%x, %d) {torch.onnx.dilations = [2 : si64, 2 : si64], torch.onnx.group = 4 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.pads = [2 : si64, 2 : si64, 2 : si64, 2 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,3,3],f32>) -> !torch.vtensor<[1,4,9,10],f32>
+    %3 = torch.operator "onnx.Conv"(%x, %d) {torch.onnx.group = 4 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64], torch.onnx.pads = [1 : si64, 1 : si64, 1 : si64, 1 : si64], torch.onnx.strides = [2 : si64, 2 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[4,1,3,3],f32>) -> !torch.vtensor<[1,4,5,5],f32>
+    %4 = torch.operator "onnx.Conv"(%x, %k) {torch.onnx.group = 1 : si64, torch.onnx.kernel_shape = [3 : si64, 3 : si64]} : (!torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[2,4,3,3],f32>) -> !torch.vtensor<[1,2,7,8],f32>
+    return %0, %1, %2, %3, %4 : !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,9,10],f32>, !torch.vtensor<[1,4,5,5],f32>, !torch.vtensor<[1,2,7,8],f32>
+  }
+}
+)mlir";
+
+TEST(ModelRewrite, DepthwiseConvolutionsBecomeShiftedMultiplyAdds) {
+  const IreeIrLibrary *library = projectLibrary();
+  if (!library)
+    GTEST_SKIP() << "no IREE compiler library in .venv; run scripts/setup.sh";
+  auto module = library->parse(kDepthwise, "model.mlir");
+  ASSERT_TRUE(static_cast<bool>(module)) << llvm::toString(module.takeError());
+  Expected<RewriteReport> report = rewriteDepthwiseConvolutions(**module);
+  ASSERT_TRUE(static_cast<bool>(report)) << llvm::toString(report.takeError());
+  ASSERT_EQ(report->rewritten.size(), 2u);
+  EXPECT_EQ(report->rewritten[0],
+            "line 4: Conv 1x4x9x10 -> 1x4x9x10, depthwise 3x3 at stride 1x1: "
+            "9 shifted multiply-adds");
+  EXPECT_EQ(report->rewritten[1],
+            "line 5: Conv 1x4x9x10 -> 1x4x9x10, depthwise 5x5 at stride 1x1: "
+            "25 shifted multiply-adds");
+  ASSERT_EQ(report->left.size(), 2u);
+  EXPECT_EQ(report->left[0], "line 6: Conv: left as it is: it is dilated");
+  EXPECT_EQ(report->left[1], "line 7: Conv: left as it is: it is strided: its "
+                             "taps would step over columns");
+  ASSERT_FALSE(static_cast<bool>((*module)->verify()));
+  std::string printed = (*module)->print();
+  EXPECT_EQ(count(printed, "\"onnx.Conv\""), 3u) << printed;
+  EXPECT_EQ(count(printed, "\"onnx.Mul\""), 34u);
+  // Each tap's input window and weight: rows, then columns.
+  EXPECT_EQ(count(printed, "torch.aten.slice.Tensor"), 4u * 34u);
+  EXPECT_EQ(count(printed, "\"onnx.Pad\""), 2u);
+}
+
 // An exported recurrent step as iree-import-onnx writes it: each step's
 // input row (a Gather of the sequence, its index a constant made on the
 // way) projected by the same weights and bias, then a recurrence whose
@@ -244,6 +289,14 @@ TEST(ModelRewrite, PatchGemmsComputeWhatTheConvolutionsDo) {
       {"--input=1x3x8x12xf32", "--input=5x3x4x4xf32", "--input=5xf32",
        "--input=2x3x2x3xf32", "--input=4x3x3x3xf32"},
       3);
+}
+
+TEST(ModelRewrite, ShiftedMultiplyAddsComputeWhatTheDepthwiseConvolutionsDo) {
+  expectTheRewriteComputesTheModel(
+      kDepthwise, rewriteDepthwiseConvolutions,
+      {"--input=1x4x9x10xf32", "--input=4x1x3x3xf32", "--input=4xf32",
+       "--input=4x1x5x5xf32", "--input=4x1x3x3xf32", "--input=2x4x3x3xf32"},
+      5);
 }
 
 TEST(ModelRewrite, TheBatchedGemmComputesWhatTheStepsDo) {
