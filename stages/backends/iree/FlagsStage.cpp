@@ -169,11 +169,11 @@ constexpr StringLiteral kNothingRewritten =
     "not_rewritten says what it left): compile the model as given.\n";
 
 /// The model with its strided ConvTransposes, its patch and depthwise
-/// convolutions and its Gemms that share weights rewritten (ModelRewrite.h), as IREE prints
-/// it, and what was rewritten in `choice`; none when the model has nothing
-/// to rewrite. A rewrite that cannot be made (no IREE library, which makes
-/// it, or an op IREE refuses) is a note: the search goes on with the model
-/// as given.
+/// convolutions and its Gemms that share weights rewritten
+/// (ModelRewrite.h), as IREE prints it, and what was rewritten in
+/// `choice`; none when the model has nothing to rewrite. A rewrite that
+/// cannot be made (no IREE library, which makes it, or an op IREE refuses)
+/// is a note: the search goes on with the model as given.
 Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
                                                   FlagChoice &choice) {
   const ModelRunOptions &run = runner.options();
@@ -279,7 +279,8 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   if (Error err = writeHashedFile(rewrittenPath,
                                   rewritten->value_or(kNothingRewritten.str())))
     return err;
-  if (*rewritten && !rewriteCompiles(*runner, rewrittenPath, setTag(0), choice)) {
+  if (*rewritten &&
+      !rewriteCompiles(*runner, rewrittenPath, setTag(0), choice)) {
     *rewritten = std::nullopt;
     if (Error err = writeHashedFile(rewrittenPath, kNothingRewritten.str()))
       return err;

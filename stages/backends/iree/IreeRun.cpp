@@ -418,8 +418,8 @@ Expected<StringMap<double>> readProfile(StringRef text, StringRef fileName) {
 
 /// HotSelection::gainShares and peakFractions from each candidate's time
 /// in the model (`timesUs`, per run, all its calls; `totalUs` their sum).
-/// A rate above twice the modelled peak says its FLOPs or calls are miscounted:
-/// it neither raises the peak nor loses its time to gain.
+/// A rate above twice the modelled peak says its FLOPs or calls are
+/// miscounted: it neither raises the peak nor loses its time to gain.
 static void addTimeToGain(ArrayRef<HotCandidate> candidates,
                           ArrayRef<double> timesUs, double totalUs,
                           HotSelection &selection) {

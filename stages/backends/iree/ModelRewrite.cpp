@@ -107,7 +107,44 @@ std::optional<ConvShapes> convShapes(const IreeIrOp &op) {
   return ConvShapes{*input, *weights, *output};
 }
 
+/// `op`'s ONNX attribute `name` (a list of integers), or `fallback` where
+/// ONNX's default applies.
+std::vector<int64_t> onnxInts(const IreeIrOp &op, StringRef name,
+                              std::vector<int64_t> fallback) {
+  return op.intArrayAttr(("torch.onnx." + name).str()).value_or(fallback);
+}
+
 constexpr StringLiteral kNotStatic2d = "not a 2-D convolution of static shape";
+
+/// Rewrites every convolution `isOfKind` picks: `read` takes one as its
+/// rewrite needs it (a variant of that and why it is left as it is),
+/// `rewrite` replaces it, and `describe` says what it became after
+/// "line N: Conv" in the report.
+template <typename Read, typename Rewrite, typename Describe>
+Expected<RewriteReport> rewriteEachConv(const IreeIrModule &module,
+                                        bool (*isOfKind)(const IreeIrOp &),
+                                        Read read, Rewrite rewrite,
+                                        Describe describe) {
+  std::vector<IreeIrOp> found;
+  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
+    if (isOfKind(op))
+      found.push_back(op);
+  });
+  RewriteReport report;
+  for (const IreeIrOp &op : found) {
+    std::string where = formatv("line {0}: Conv", op.line()).str();
+    auto taken = read(op);
+    if (auto *why = std::get_if<std::string>(&taken)) {
+      report.left.push_back(where + ": left as it is: " + *why);
+      continue;
+    }
+    const auto &conv = std::get<0>(taken);
+    if (Error err = rewrite(op, conv))
+      return std::move(err);
+    report.rewritten.push_back(where + " " + describe(conv));
+  }
+  return report;
+}
 
 struct ConvTranspose : ConvShapes {
   int64_t stride = 1;
@@ -135,17 +172,15 @@ std::variant<ConvTranspose, std::string> readConvTranspose(const IreeIrOp &op) {
     return kNotStatic2d.str();
   ConvTranspose ct;
   static_cast<ConvShapes &>(ct) = *shapes;
-  auto ints = [&](StringRef name, std::vector<int64_t> fallback) {
-    return op.intArrayAttr(("torch.onnx." + name).str()).value_or(fallback);
-  };
-  std::vector<int64_t> strides = ints("strides", {1, 1});
-  ct.kernel = ints("kernel_shape", {ct.weights.dims[2], ct.weights.dims[3]});
-  ct.pads = ints("pads", {0, 0, 0, 0});
+  std::vector<int64_t> strides = onnxInts(op, "strides", {1, 1});
+  ct.kernel =
+      onnxInts(op, "kernel_shape", {ct.weights.dims[2], ct.weights.dims[3]});
+  ct.pads = onnxInts(op, "pads", {0, 0, 0, 0});
   if (op.hasAttr("torch.onnx.output_shape"))
     return std::string("it gives output_shape");
   if (std::optional<std::string> why = unplainConv(op))
     return *why;
-  if (ints("output_padding", {0, 0}) != std::vector<int64_t>{0, 0})
+  if (onnxInts(op, "output_padding", {0, 0}) != std::vector<int64_t>{0, 0})
     return std::string("it pads its output");
   if (strides.size() != 2 || strides[0] != strides[1] || strides[0] < 2)
     return std::string("its strides are not one stride above 1 on both axes");
@@ -537,33 +572,18 @@ Error rewritePatches(const IreeIrOp &op, const PatchConv &pc) {
 } // namespace
 
 Expected<RewriteReport> rewritePatchConvolutions(const IreeIrModule &module) {
-  std::vector<IreeIrOp> found;
-  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
-    if (tilesItsInput(op))
-      found.push_back(op);
-  });
-  RewriteReport report;
-  for (const IreeIrOp &op : found) {
-    std::string where = formatv("line {0}: Conv", op.line()).str();
-    std::variant<PatchConv, std::string> read = readPatchConv(op);
-    if (auto *why = std::get_if<std::string>(&read)) {
-      report.left.push_back(where + ": left as it is: " + *why);
-      continue;
-    }
-    const PatchConv &pc = std::get<PatchConv>(read);
-    if (Error err = rewritePatches(op, pc))
-      return std::move(err);
-    report.rewritten.push_back(
-        formatv("{0} {1} -> {2}, kernel = stride {3}: a Gemm of {4}x{5} "
-                "patches by {6}x{5}",
-                where, dims(pc.input.dims), dims(pc.output.dims),
-                dims(pc.kernel),
-                pc.output.dims[0] * pc.output.dims[2] * pc.output.dims[3],
-                pc.input.dims[1] * pc.kernel[0] * pc.kernel[1],
-                pc.output.dims[1])
-            .str());
-  }
-  return report;
+  return rewriteEachConv(
+      module, tilesItsInput, readPatchConv, rewritePatches,
+      [](const PatchConv &pc) {
+        return formatv("{0} -> {1}, kernel = stride {2}: a Gemm of {3}x{4} "
+                       "patches by {5}x{4}",
+                       dims(pc.input.dims), dims(pc.output.dims),
+                       dims(pc.kernel),
+                       pc.output.dims[0] * pc.output.dims[2] * pc.output.dims[3],
+                       pc.input.dims[1] * pc.kernel[0] * pc.kernel[1],
+                       pc.output.dims[1])
+            .str();
+      });
 }
 
 namespace {
@@ -596,15 +616,13 @@ bool isDepthwise(const IreeIrOp &op) {
 std::variant<DepthwiseConv, std::string> readDepthwiseConv(const IreeIrOp &op) {
   DepthwiseConv dc;
   static_cast<ConvShapes &>(dc) = *convShapes(op);
-  auto ints = [&](StringRef name, std::vector<int64_t> fallback) {
-    return op.intArrayAttr(("torch.onnx." + name).str()).value_or(fallback);
-  };
-  dc.kernel = ints("kernel_shape", {dc.weights.dims[2], dc.weights.dims[3]});
-  dc.strides = ints("strides", {1, 1});
-  dc.pads = ints("pads", {0, 0, 0, 0});
+  dc.kernel =
+      onnxInts(op, "kernel_shape", {dc.weights.dims[2], dc.weights.dims[3]});
+  dc.strides = onnxInts(op, "strides", {1, 1});
+  dc.pads = onnxInts(op, "pads", {0, 0, 0, 0});
   if (op.stringAttr("torch.onnx.auto_pad").value_or("NOTSET") != "NOTSET")
     return std::string("it pads automatically (auto_pad)");
-  if (ints("dilations", {1, 1}) != std::vector<int64_t>{1, 1})
+  if (onnxInts(op, "dilations", {1, 1}) != std::vector<int64_t>{1, 1})
     return std::string("it is dilated");
   if (dc.kernel != std::vector<int64_t>{dc.weights.dims[2], dc.weights.dims[3]} ||
       dc.strides.size() != 2 || dc.pads.size() != 4 ||
@@ -722,31 +740,16 @@ Error rewriteDepthwise(const IreeIrOp &op, const DepthwiseConv &dc) {
 } // namespace
 
 Expected<RewriteReport> rewriteDepthwiseConvolutions(const IreeIrModule &module) {
-  std::vector<IreeIrOp> found;
-  module.walk([&](IreeIrOp op, ArrayRef<IreeIrOp>) {
-    if (isDepthwise(op))
-      found.push_back(op);
-  });
-  RewriteReport report;
-  for (const IreeIrOp &op : found) {
-    std::string where = formatv("line {0}: Conv", op.line()).str();
-    std::variant<DepthwiseConv, std::string> read = readDepthwiseConv(op);
-    if (auto *why = std::get_if<std::string>(&read)) {
-      report.left.push_back(where + ": left as it is: " + *why);
-      continue;
-    }
-    const DepthwiseConv &dc = std::get<DepthwiseConv>(read);
-    if (Error err = rewriteDepthwise(op, dc))
-      return std::move(err);
-    report.rewritten.push_back(
-        formatv("{0} {1} -> {2}, depthwise {3} at stride {4}: {5} shifted "
-                "multiply-adds",
-                where, dims(dc.input.dims), dims(dc.output.dims),
-                dims(dc.kernel), dims(dc.strides),
-                dc.kernel[0] * dc.kernel[1])
-            .str());
-  }
-  return report;
+  return rewriteEachConv(
+      module, isDepthwise, readDepthwiseConv, rewriteDepthwise,
+      [](const DepthwiseConv &dc) {
+        return formatv("{0} -> {1}, depthwise {2} at stride {3}: {4} shifted "
+                       "multiply-adds",
+                       dims(dc.input.dims), dims(dc.output.dims),
+                       dims(dc.kernel), dims(dc.strides),
+                       dc.kernel[0] * dc.kernel[1])
+            .str();
+      });
 }
 
 namespace {
