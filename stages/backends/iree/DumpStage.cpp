@@ -57,13 +57,8 @@ struct Found {
 /// the caller's thread, `local-task` on `--task_topology_group_count`
 /// workers ([tune] threads) or one a core.
 unsigned profileWorkers(const DumpOptions &options) {
-  constexpr StringLiteral kGroupCount = "--task_topology_group_count=";
-  for (StringRef flag : options.iree.deviceFlags) {
-    unsigned count = 0;
-    if (flag.consume_front(kGroupCount) && !flag.getAsInteger(10, count) &&
-        count > 0)
-      return count;
-  }
+  if (unsigned workers = deviceWorkers(options.iree.deviceFlags))
+    return workers;
   if (StringRef(options.timeDevice).starts_with("local-task"))
     return std::max(1u, hardware_concurrency().compute_thread_count());
   return 1;

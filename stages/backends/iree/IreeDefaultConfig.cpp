@@ -8,6 +8,7 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/Regex.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -534,9 +535,52 @@ static bool isLayoutRoot(const Problem &problem) {
   return problem.opName == "linalg.pack" || problem.opName == "linalg.unpack";
 }
 
+int64_t workgroupCount(const Problem &problem, ArrayRef<int64_t> distribution) {
+  int64_t count = 1;
+  for (auto [i, range] : enumerate(problem.loopRanges)) {
+    bool reduction = i < problem.iteratorTypes.size() &&
+                     problem.iteratorTypes[i] == "reduction";
+    int64_t tile = i < distribution.size() ? distribution[i] : 0;
+    if (!reduction && tile > 0 && range > 0)
+      count *= (range + tile - 1) / tile;
+  }
+  return count;
+}
+
+double workerBalance(int64_t workgroups, unsigned workers) {
+  constexpr int64_t kMaxReservation = 8;
+  if (workers <= 1 || workgroups <= 0)
+    return 1;
+  int64_t reservation = workgroups < workers * kMaxReservation ? 1 : kMaxReservation;
+  // Whole reservations dealt in turn, then the partial last one to a worker
+  // with the fewest.
+  int64_t whole = workgroups / reservation, partial = workgroups % reservation;
+  int64_t each = whole / workers, extra = whole % workers;
+  int64_t busiest = std::max((each + (extra > 0)) * reservation,
+                             each * reservation + partial);
+  return double(workgroups) / double(workers) / double(busiest);
+}
+
+/// `variants` with those that keep `workers` less busy than IREE's own
+/// workgroups after the others, each group in its order.
+static void balancedFirst(std::vector<DistributionVariant> &variants,
+                          const IreeRootConfig &config, const Problem &problem,
+                          unsigned workers) {
+  if (workers <= 1)
+    return;
+  auto balance = [&](ArrayRef<int64_t> distribution) {
+    return workerBalance(workgroupCount(problem, distribution), workers);
+  };
+  double own = balance(config.distribution);
+  std::stable_partition(variants.begin(), variants.end(),
+                        [&](const DistributionVariant &v) {
+                          return balance(v.distribution) >= own;
+                        });
+}
+
 std::vector<DistributionVariant>
 distributionVariants(const IreeRootConfig &config, const Problem &problem,
-                     unsigned count, int64_t maxVectorBytes) {
+                     unsigned count, int64_t maxVectorBytes, unsigned workers) {
   if (config.distribution.size() != problem.loopRanges.size() ||
       problem.iteratorTypes.size() != problem.loopRanges.size())
     return {};
@@ -569,6 +613,7 @@ distributionVariants(const IreeRootConfig &config, const Problem &problem,
     std::swap(registers, workgroups);
   llvm::append_range(variants, registers);
   llvm::append_range(variants, workgroups);
+  balancedFirst(variants, config, problem, workers);
   if (variants.size() > count)
     variants.resize(count);
   return variants;

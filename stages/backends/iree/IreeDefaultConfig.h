@@ -60,6 +60,23 @@ readGpuCompilerChoice(llvm::StringRef configuredText, llvm::StringRef fileName);
 
 /// One variant of IREE's config: its workgroup tiles (`distribution`) and
 /// its register tiles (`vector_common_parallel`; empty: IREE's).
+/// Workgroups IREE launches for a root op tiled by `distribution`: over
+/// its parallel loops, ceil(range / tile), a tile of 0 taking the loop
+/// whole.
+int64_t workgroupCount(const Problem &problem,
+                       llvm::ArrayRef<int64_t> distribution);
+
+/// The fraction of `workers` x the dispatch's time spent working when
+/// `workgroups` workgroups of equal work run on IREE's task executor. Its
+/// workers reserve workgroups from the grid one at a time when there are
+/// fewer than 8 a worker, and 8 at a time otherwise
+/// (IREE_TASK_DISPATCH_MAX_TILES_PER_SHARD_RESERVATION), so the busiest
+/// worker can hold a whole reservation more than the others: 3 workgroups on
+/// 2 workers 0.75, 25 on 2 0.78 (16 against 9), 50 on 2 0.96. Measured on
+/// the CRNN's mmt4d 2x25x4096 (IREE 3.13, 2 workers, this Zen 4): IREE's 50
+/// workgroups 0.559 ms, 25 0.757 ms (1.35x), 5 0.672 ms (1.20x; 3 against 2).
+double workerBalance(int64_t workgroups, unsigned workers);
+
 struct DistributionVariant {
   llvm::SmallVector<int64_t> distribution;
   llvm::SmallVector<int64_t> vectorParallel;
@@ -102,9 +119,14 @@ struct DistributionVariant {
 ///   vector tile; reduction loops stay 0), ordered by distance (on one
 ///   thread they moved none of VGG16's convolutions beyond 2%). With a
 ///   cache level, the distributed result tile stays within `maxVectorBytes`.
+///
+/// On more than one worker, the variants that keep the workers less busy
+/// than IREE's own workgroups do (workerBalance) come after the others,
+/// each group in its order: an idle worker's share of the time is lost.
 std::vector<DistributionVariant>
 distributionVariants(const IreeRootConfig &config, const Problem &problem,
-                     unsigned count, int64_t maxVectorBytes);
+                     unsigned count, int64_t maxVectorBytes,
+                     unsigned workers = 1);
 
 /// `#iree_codegen.compilation_info<...>` of IREE's config with the
 /// variant's distribution and register tiles.

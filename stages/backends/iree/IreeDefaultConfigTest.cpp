@@ -103,6 +103,51 @@ TEST(IreeDefaultConfig, VariantsStayNearIreesTileAndInsideTheLoops) {
   EXPECT_EQ(distributionVariants(config, conv(), 3, 32768).size(), 3u);
 }
 
+TEST(IreeDefaultConfig, WorkgroupsAndTheWorkersTheyKeepBusy) {
+  IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
+  // [0, 1, 32, ...] on loops of 8 and 64: 8 x 2 workgroups; reduction loops
+  // and tiles of 0 add none.
+  EXPECT_EQ(workgroupCount(conv(), config.distribution), 16);
+  EXPECT_EQ(workgroupCount(conv(), {0, 0, 0, 0, 0, 0, 0, 0, 0}), 1);
+  EXPECT_EQ(workgroupCount(conv(), {1, 3, 64, 16, 4, 1, 1, 0, 1}), 3 * 4);
+  EXPECT_DOUBLE_EQ(workerBalance(1, 2), 0.5);
+  EXPECT_DOUBLE_EQ(workerBalance(3, 2), 0.75);
+  EXPECT_DOUBLE_EQ(workerBalance(4, 2), 1.0);
+  EXPECT_DOUBLE_EQ(workerBalance(7, 1), 1.0);
+  // 16 and more on 2 workers are reserved 8 at a time: 25 is 8 + 8 against
+  // 8 + 1, 50 is 3 x 8 + 2 against 3 x 8, 80 is 5 x 8 each.
+  EXPECT_DOUBLE_EQ(workerBalance(25, 2), 12.5 / 16);
+  EXPECT_DOUBLE_EQ(workerBalance(50, 2), 25.0 / 26);
+  EXPECT_DOUBLE_EQ(workerBalance(80, 2), 1.0);
+  EXPECT_DOUBLE_EQ(workerBalance(5, 2), 2.5 / 3);
+  EXPECT_DOUBLE_EQ(workerBalance(15, 2), 7.5 / 8);
+}
+
+TEST(IreeDefaultConfig, OnSeveralWorkersBalancedWorkgroupsComeFirst) {
+  IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
+  // IREE's 16 workgroups keep 3 workers 16/18 busy.
+  std::vector<DistributionVariant> one =
+      distributionVariants(config, conv(), 100, 32768, /*workers=*/1);
+  std::vector<DistributionVariant> three =
+      distributionVariants(config, conv(), 100, 32768, /*workers=*/3);
+  ASSERT_EQ(one.size(), three.size());
+  double own = workerBalance(16, 3);
+  auto balance = [](const DistributionVariant &v) {
+    return workerBalance(workgroupCount(conv(), v.distribution), 3);
+  };
+  auto firstWorse = llvm::find_if(
+      three, [&](const DistributionVariant &v) { return balance(v) < own; });
+  ASSERT_NE(firstWorse, three.end()) << "the test needs a worse variant";
+  for (auto it = firstWorse; it != three.end(); ++it)
+    EXPECT_LT(balance(*it), own);
+  // The same variants, reordered; each group keeps its order.
+  EXPECT_FALSE(llvm::equal(one, three, [](const DistributionVariant &a,
+                                          const DistributionVariant &b) {
+    return a.distribution == b.distribution &&
+           a.vectorParallel == b.vectorParallel;
+  }));
+}
+
 TEST(IreeDefaultConfig, ATransposeTriesSquareRegisterTilesFirst) {
   // IREE 3.13's config for the PP-OCRv4 detector's 24x410881 transpose.
   IreeRootConfig config;

@@ -278,6 +278,17 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths,
   return tools;
 }
 
+unsigned deviceWorkers(ArrayRef<std::string> deviceFlags) {
+  constexpr StringLiteral kGroupCount = "--task_topology_group_count=";
+  for (StringRef flag : deviceFlags) {
+    unsigned count = 0;
+    if (flag.consume_front(kGroupCount) && !flag.getAsInteger(10, count) &&
+        count > 0)
+      return count;
+  }
+  return 0;
+}
+
 Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
                               StringRef logDir, ProcessRunner &runner) {
   if (Error err = createParentDirs((logDir + "/x").str()))

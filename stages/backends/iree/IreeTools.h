@@ -145,6 +145,12 @@ struct IreeToolOptions {
   std::vector<std::string> deviceFlags;
 };
 
+/// Workers a run with these device flags gets on IREE's `local-task`
+/// device: `--task_topology_group_count=N` ([tune] threads); 0 when the
+/// flags do not say (one a core on `local-task`, the caller's thread on
+/// `local-sync`).
+unsigned deviceWorkers(llvm::ArrayRef<std::string> deviceFlags);
+
 /// The tools of `options` (creating `logDir` for their logs), started by
 /// `runner`.
 Expected<IreeTools> toolsFrom(const IreeToolOptions &options,
