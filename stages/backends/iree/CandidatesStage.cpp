@@ -474,6 +474,37 @@ balancedOrder(const Problem &problem, std::vector<cpu::RankedConfig> ranked,
   return ranked;
 }
 
+/// The first `count` of the CPU space's configs (`ranked`, cheapest first)
+/// on `workers` workers, as IREE lowering configs.
+std::vector<Planned> spaceCandidates(const Problem &problem,
+                                     std::vector<cpu::RankedConfig> ranked,
+                                     const IreeSyntax &syntax, unsigned workers,
+                                     size_t count) {
+  std::string pipeline = syntax.pipeline(
+      "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
+                                                 : "DoubleTilingExpert");
+  std::vector<Planned> planned;
+  // Configs that differ only in knobs IREE's lowering config cannot express
+  // (k_unroll, packing) render to the same spec: one candidate each.
+  StringSet<> rendered;
+  for (const cpu::RankedConfig &r :
+       balancedOrder(problem, std::move(ranked), workers)) {
+    if (planned.size() == count)
+      break;
+    CpuTileSizes tiles = tilesOf(problem, r.config);
+    if (!lowersWell(problem, tiles))
+      continue;
+    std::string info = cpuCompilationInfo(tiles, pipeline);
+    if (!rendered.insert(info).second)
+      continue;
+    json::Object described = cpu::toJson(r.config);
+    described["workgroups"] = workgroupCount(problem, tiles.distribution);
+    planned.push_back({SpecEntry{problem, info, ""}, std::move(described),
+                       r.cost});
+  }
+  return planned;
+}
+
 /// A llvm-cpu dispatch's candidates: data-tiled matmuls their own tiles;
 /// contractions and convolutions the CPU space's configs in turn with
 /// IREE's own config varied (each space's best first: on MiniLM's batch
@@ -504,29 +535,9 @@ Expected<std::vector<Planned>> cpuCandidates(const CandidatesOptions &options,
     return ireeConfigCandidates(options, runner, problem,
                                 toString(space.takeError()), workers, total);
   total = space->totalSolutions;
-  std::string pipeline = syntax.pipeline(
-      "cpu", problem.kind == OpKind::Convolution ? "ConvTileAndDecomposeExpert"
-                                                 : "DoubleTilingExpert");
-  std::vector<cpu::RankedConfig> ranked =
-      balancedOrder(problem, std::move(space->ranked), workers);
-  std::vector<Planned> planned;
-  // Configs that differ only in knobs IREE's lowering config cannot express
-  // (k_unroll, packing) render to the same spec: one candidate each.
-  StringSet<> rendered;
-  for (const cpu::RankedConfig &r : ranked) {
-    if (planned.size() == options.candidateCount)
-      break;
-    CpuTileSizes tiles = tilesOf(problem, r.config);
-    if (!lowersWell(problem, tiles))
-      continue;
-    std::string info = cpuCompilationInfo(tiles, pipeline);
-    if (!rendered.insert(info).second)
-      continue;
-    json::Object described = cpu::toJson(r.config);
-    described["workgroups"] = workgroupCount(problem, tiles.distribution);
-    planned.push_back({SpecEntry{problem, info, ""}, std::move(described),
-                       r.cost});
-  }
+  std::vector<Planned> planned =
+      spaceCandidates(problem, std::move(space->ranked), syntax, workers,
+                      options.candidateCount);
   uint64_t nearTotal = 0;
   Expected<std::vector<Planned>> near =
       ireeConfigCandidates(options, runner, problem,
