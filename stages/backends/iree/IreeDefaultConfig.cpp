@@ -495,18 +495,28 @@ dataTileVariants(const IreeRootConfig &config, const Problem &problem) {
 /// 6x33x257x8x1; dispatch benchmark, 1 thread): IREE's [2, 33, 1] x
 /// [1, 1, 1] 273-305 us, [1, 1, 257] x [1, 1, 8] 70-78 us, [2, 33, 8] x
 /// [1, 1, 8] 112-120 us.
+/// With 16x1 tiles (AVX-512 and microkernels) IREE asks for the register
+/// tile [1, 1, 16] but gives that loop workgroups of one, and a register
+/// tile never exceeds its workgroup's: 6x257x257 into 6x17x257x16x1 (Zen 4,
+/// 1 thread), IREE's [2, 17, 1] x [1, 1, 16] 408 us, [1, 1, 0] x [1, 1, 16]
+/// 48 us, [2, 17, 16] 62 us. IREE's register tile stays where it is wider.
 static std::vector<DistributionVariant>
 packVariants(const IreeRootConfig &config, const Problem &problem) {
   SmallVector<unsigned> lanes = problem.dimsWithRole('v');
   size_t loops = problem.loopRanges.size();
   if (problem.opName != "linalg.pack" || lanes.size() != 1 ||
-      config.vectorParallel.size() != loops)
+      config.vectorParallel.size() != loops ||
+      config.distribution.size() != loops)
     return {};
   unsigned lane = lanes.front();
   int64_t side = std::max<int64_t>(1, 32 / elementBytes(problem));
-  int64_t tile = std::min(side, problem.loopRanges[lane]);
-  if (tile <= config.vectorParallel[lane])
+  int64_t wanted = std::min(side, problem.loopRanges[lane]);
+  int64_t own = config.vectorParallel[lane];
+  int64_t ownWorkgroup = config.distribution[lane];
+  int64_t effective = ownWorkgroup > 0 ? std::min(own, ownWorkgroup) : own;
+  if (wanted <= effective)
     return {};
+  int64_t tile = std::max(wanted, own);
   DistributionVariant rows;
   rows.vectorParallel = config.vectorParallel;
   rows.vectorParallel[lane] = tile;
@@ -515,9 +525,9 @@ packVariants(const IreeRootConfig &config, const Problem &problem) {
         i < lane ? std::max<int64_t>(1, config.vectorParallel[i]) : 0);
   DistributionVariant rounded = rows, whole = rows;
   rounded.distribution = whole.distribution = config.distribution;
-  int64_t &own = rounded.distribution[lane];
-  if (own > 0)
-    own = std::min(problem.loopRanges[lane], (own + tile - 1) / tile * tile);
+  if (int64_t &roundedUp = rounded.distribution[lane]; roundedUp > 0)
+    roundedUp =
+        std::min(problem.loopRanges[lane], (roundedUp + tile - 1) / tile * tile);
   whole.distribution[lane] = 0;
   std::vector<DistributionVariant> variants;
   for (DistributionVariant *v : {&rows, &rounded, &whole})

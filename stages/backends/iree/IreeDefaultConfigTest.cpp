@@ -282,6 +282,42 @@ TEST(IreeDefaultConfig, APackGatheringRowsTriesRegistersAlongThemFirst) {
             variants[0].vectorParallel);
 }
 
+TEST(IreeDefaultConfig, APackWhoseWorkgroupsNarrowItsRegisterTileTriesWiderOnes) {
+  // IREE 3.13's config for the same pack into 16x1 tiles (Zen 4, with
+  // microkernels): a register tile of 16 along the rows, but workgroups one
+  // column wide, so each vector still gathers one column of 16 rows.
+  std::string path =
+      iree::testing::testdata("fixtures/pack-rows-avx512/configured.mlir");
+  llvm::Expected<IreeRootConfig> config =
+      readRootConfig(iree::testing::readTestFile(path), path);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->distribution, (llvm::SmallVector<int64_t>{2, 17, 1}));
+  EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{1, 1, 16}));
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.opName = "linalg.pack";
+  p.loopRanges = {6, 17, 257};
+  p.iteratorTypes.assign(3, "parallel");
+  p.elementTypes = {"f32", "f32"};
+  p.dimRoles = "ppv";
+  p.rootDag = "(matched by its types)";
+  std::vector<DistributionVariant> variants =
+      distributionVariants(*config, p, 4, 32768);
+  ASSERT_GE(variants.size(), 3u);
+  // IREE's register tile is wider than a 32-byte register and stays; the
+  // workgroups widen to hold it.
+  for (unsigned i = 0; i < 3; ++i)
+    EXPECT_EQ(variants[i].vectorParallel,
+              (llvm::SmallVector<int64_t>{1, 1, 16}));
+  EXPECT_EQ(variants[0].distribution, (llvm::SmallVector<int64_t>{1, 1, 0}));
+  EXPECT_EQ(variants[1].distribution, (llvm::SmallVector<int64_t>{2, 17, 16}));
+  EXPECT_EQ(variants[2].distribution, (llvm::SmallVector<int64_t>{2, 17, 0}));
+  // Workgroups as wide as the register tile: nothing to widen.
+  config->distribution = {2, 17, 16};
+  for (const DistributionVariant &v : distributionVariants(*config, p, 4, 32768))
+    EXPECT_NE(v.distribution, (llvm::SmallVector<int64_t>{1, 1, 0}));
+}
+
 TEST(IreeDefaultConfig, ACacheLevelBoundsTheResultTile) {
   IreeRootConfig config = *readRootConfig(kConfigured, "c.mlir");
   config.hasCacheLevel = true;
