@@ -571,8 +571,15 @@ double workerBalance(int64_t workgroups, unsigned workers) {
   return double(workgroups) / double(workers) / double(busiest);
 }
 
+/// Workers kept this busy lose little of their time: a variant that does
+/// keeps its place even where IREE's own workgroups keep them busier. The
+/// ViT's pack of its attention probabilities at 2 workers: IREE's 771
+/// workgroups 0.996, whole rows' 102 0.944 and 8x faster alone.
+constexpr double kBusyEnough = 0.9;
+
 /// `variants` with those that keep `workers` less busy than IREE's own
-/// workgroups after the others, each group in its order.
+/// workgroups and than kBusyEnough after the others, each group in its
+/// order.
 static void balancedFirst(std::vector<DistributionVariant> &variants,
                           const IreeRootConfig &config, const Problem &problem,
                           unsigned workers) {
@@ -581,10 +588,10 @@ static void balancedFirst(std::vector<DistributionVariant> &variants,
   auto balance = [&](ArrayRef<int64_t> distribution) {
     return workerBalance(workgroupCount(problem, distribution), workers);
   };
-  double own = balance(config.distribution);
+  double bar = std::min(balance(config.distribution), kBusyEnough);
   std::stable_partition(variants.begin(), variants.end(),
                         [&](const DistributionVariant &v) {
-                          return balance(v.distribution) >= own;
+                          return balance(v.distribution) >= bar;
                         });
 }
 

@@ -312,6 +312,12 @@ TEST(IreeDefaultConfig, APackWhoseWorkgroupsNarrowItsRegisterTileTriesWiderOnes)
   EXPECT_EQ(variants[0].distribution, (llvm::SmallVector<int64_t>{1, 1, 0}));
   EXPECT_EQ(variants[1].distribution, (llvm::SmallVector<int64_t>{2, 17, 16}));
   EXPECT_EQ(variants[2].distribution, (llvm::SmallVector<int64_t>{2, 17, 0}));
+  // On 2 workers whole rows (102 workgroups) keep both 94% busy, IREE's 771
+  // workgroups 99.6%: busy enough to stay first.
+  EXPECT_EQ(distributionVariants(*config, p, 4, 32768, /*workers=*/2)
+                .front()
+                .distribution,
+            (llvm::SmallVector<int64_t>{1, 1, 0}));
   // Workgroups as wide as the register tile: nothing to widen.
   config->distribution = {2, 17, 16};
   for (const DistributionVariant &v : distributionVariants(*config, p, 4, 32768))
