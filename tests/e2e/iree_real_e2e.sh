@@ -67,6 +67,12 @@ out=$(ninja -C "$mlp/build" tune 2>&1); rc=$?
 [ $rc -eq 0 ] && pass "ninja tune exits 0" || { fail "ninja tune exit $rc"; echo "$out" | tail -30; }
 expect_contains "$out" "model (end to end)" "console table with the model line"
 expect_contains "$out" "room for a spec: " "the console gives a spec's ceiling from the dump's profile"
+# Every llvm-cpu compile aligns each function, so a spec that changes one
+# dispatch does not move the others' loops (docs/iree-backend.md).
+expect_contains "$(cat "$mlp/build/compile_flags.txt")" "--align-all-functions=6" \
+  "the shipped flags align every function"
+expect_contains "$(grep '^iree_compile_flags' "$mlp/build/build.ninja")" "--align-all-functions=6" \
+  "the dispatch benchmarks compile with the same alignment"
 statuses=$(compile_statuses "$mlp/build")
 expect_contains "$statuses" "ok=" "candidates compiled: $statuses"
 [[ "$statuses" != *compile_error* ]] && pass "no llvm-cpu candidate fails to compile" \

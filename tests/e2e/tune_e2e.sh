@@ -109,7 +109,9 @@ benches=$(grep -c "BENCH results" <<<"$out")
 echo "== crashing, hanging and wrong candidates are records, not failures"
 export RETUNE_CACHE_DIR=$work/cache-faults
 repo=$work/faults
-make_repo "$repo" '[tune]' 'candidates = 3' '[compile]' 'timeout_s = 3' '[bench]' 'repetitions = 3'
+# The timeout cuts the hanging compile; long enough that a loaded machine
+# (the suite runs two tests at once) still reaches the crash before it.
+make_repo "$repo" '[tune]' 'candidates = 3' '[compile]' 'timeout_s = 10' '[bench]' 'repetitions = 3'
 "$retune" plan "$repo/tune.toml" -B "$repo/build"
 out=$(RETUNE_INJECT_FAULT="crash:/0.spec.mlir,hang:/1.spec.mlir,wrong:/2.spec.mlir" \
   ninja -C "$repo/build" tune 2>&1); rc=$?
