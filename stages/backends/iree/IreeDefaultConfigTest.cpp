@@ -245,6 +245,21 @@ TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
             variants[0].vectorParallel);
 }
 
+/// The ViT's pack of its attention probabilities (6x257x257 f32) as IREE's
+/// library reads it: `rowTiles` tiles of rows, the source's rows walked
+/// by the lane loop.
+Problem attentionProbabilitiesPack(int64_t rowTiles) {
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.opName = "linalg.pack";
+  p.loopRanges = {6, rowTiles, 257};
+  p.iteratorTypes.assign(3, "parallel");
+  p.elementTypes = {"f32", "f32"};
+  p.dimRoles = "ppv";
+  p.rootDag = "(matched by its types)";
+  return p;
+}
+
 TEST(IreeDefaultConfig, APackGatheringRowsTriesRegistersAlongThemFirst) {
   // IREE 3.13's config for the ViT's pack of its attention probabilities
   // (6x257x257 f32 into 6x33x257x8x1): one 8x1 tile a vector.
@@ -255,14 +270,7 @@ TEST(IreeDefaultConfig, APackGatheringRowsTriesRegistersAlongThemFirst) {
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->distribution, (llvm::SmallVector<int64_t>{2, 33, 1}));
   EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{1, 1, 1}));
-  Problem p;
-  p.kind = OpKind::Elementwise;
-  p.opName = "linalg.pack";
-  p.loopRanges = {6, 33, 257};
-  p.iteratorTypes.assign(3, "parallel");
-  p.elementTypes = {"f32", "f32"};
-  p.dimRoles = "ppv";
-  p.rootDag = "(matched by its types)";
+  Problem p = attentionProbabilitiesPack(33);
   std::vector<DistributionVariant> variants =
       distributionVariants(*config, p, 4, 32768);
   ASSERT_EQ(variants.size(), 4u);
@@ -293,14 +301,7 @@ TEST(IreeDefaultConfig, APackWhoseWorkgroupsNarrowItsRegisterTileTriesWiderOnes)
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->distribution, (llvm::SmallVector<int64_t>{2, 17, 1}));
   EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{1, 1, 16}));
-  Problem p;
-  p.kind = OpKind::Elementwise;
-  p.opName = "linalg.pack";
-  p.loopRanges = {6, 17, 257};
-  p.iteratorTypes.assign(3, "parallel");
-  p.elementTypes = {"f32", "f32"};
-  p.dimRoles = "ppv";
-  p.rootDag = "(matched by its types)";
+  Problem p = attentionProbabilitiesPack(17);
   std::vector<DistributionVariant> variants =
       distributionVariants(*config, p, 4, 32768);
   ASSERT_GE(variants.size(), 3u);
