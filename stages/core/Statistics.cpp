@@ -83,6 +83,14 @@ RatioEstimate estimatePairedRatio(llvm::ArrayRef<double> candidate,
   return estimate;
 }
 
+std::vector<bool> slowedRuns(llvm::ArrayRef<double> runTimes, double factor) {
+  std::vector<bool> slowed(runTimes.size(), false);
+  double typical = median(runTimes.vec());
+  for (size_t i = 0; i < runTimes.size(); ++i)
+    slowed[i] = runTimes[i] > typical * factor;
+  return slowed;
+}
+
 void summarizeSamples(BenchRecord &record) {
   record.median = median(record.samples);
   record.baselineMedian = median(record.baselineSamples);

@@ -92,3 +92,12 @@ TEST(StatisticsTest, PairedRunsCancelADriftOfTheMachinesSpeed) {
   EXPECT_DOUBLE_EQ(estimatePairedRatio({}, {}).ratio, 1);
   EXPECT_DOUBLE_EQ(estimatePairedRatio({0, 9}, {10, 0}).upper, 1);
 }
+
+TEST(StatisticsTest, ARunIsSlowedWhenFarAboveItsSidesMedian) {
+  // 1.2x over the median run: a phase, not the +-10% a side scatters.
+  EXPECT_EQ(slowedRuns({100, 175, 103, 99, 172}, 1.2),
+            (std::vector<bool>{false, true, false, false, true}));
+  EXPECT_EQ(slowedRuns({90, 110, 100}, 1.2),
+            (std::vector<bool>{false, false, false}));
+  EXPECT_TRUE(slowedRuns({}, 1.2).empty());
+}

@@ -51,8 +51,8 @@ struct FlagSetOutcome {
   Status status = Status::Ok;
   std::string message;
   double medianSeconds = 0;
-  /// Median time over the default build's, measured interleaved; 0 when
-  /// the set failed.
+  /// Time over the default build's, measured interleaved and estimated as
+  /// the model step's (estimateInterleaved); 0 when the set failed.
   double ratio = 0;
   /// The 95% confidence bound of the ratio over the benchmark runs
   /// (stats::RatioEstimate::upper, as the model step's): a set is chosen

@@ -226,16 +226,82 @@ bool bothSidesTimed(const InterleavedOutcome &timed) {
          timed.tuned.status == Status::Ok && !timed.tuned.samplesUs.empty();
 }
 
+namespace {
+/// Under six pairs no pair's ratio bounds the median with 97.5% confidence,
+/// where every cross ratio of three runs a side does.
+constexpr size_t kFewestPairs = 6;
+
+/// `timed`'s runs, each side without those the machine slowed (runsSetAside
+/// says when they are left out).
+struct SteadyRuns {
+  std::vector<double> baseline, tuned;
+  /// Whether run k of one side is still beside run k of the other.
+  bool paired = false;
+};
+
+SteadyRuns steadyRuns(const InterleavedOutcome &timed) {
+  const std::vector<double> &tuned = timed.tuned.runMediansUs,
+                            &baseline = timed.baseline.runMediansUs;
+  std::vector<bool> slowTuned = stats::slowedRuns(tuned, kSlowedRunFactor),
+                    slowBaseline =
+                        stats::slowedRuns(baseline, kSlowedRunFactor);
+  SteadyRuns steady;
+  steady.paired = tuned.size() == baseline.size();
+  // A round whose run on either side was slowed is left out whole, so the
+  // rounds left stay pairs.
+  for (size_t i = 0; i < tuned.size(); ++i)
+    if (!slowTuned[i] && !(steady.paired && slowBaseline[i]))
+      steady.tuned.push_back(tuned[i]);
+  for (size_t i = 0; i < baseline.size(); ++i)
+    if (!slowBaseline[i] && !(steady.paired && slowTuned[i]))
+      steady.baseline.push_back(baseline[i]);
+  return steady;
+}
+} // namespace
+
+unsigned runsSetAside(const InterleavedOutcome &timed) {
+  auto slowedCount = [](ArrayRef<double> runs) {
+    return static_cast<size_t>(
+        llvm::count(stats::slowedRuns(runs, kSlowedRunFactor), true));
+  };
+  const std::vector<double> &tuned = timed.tuned.runMediansUs,
+                            &baseline = timed.baseline.runMediansUs;
+  size_t slowTuned = slowedCount(tuned), slowBaseline = slowedCount(baseline);
+  // Slowed runs are phases a steady machine had between them; when a third
+  // of a side or more is "slowed", its runs simply scatter, and the bound
+  // over all of them says so.
+  if (slowTuned + slowBaseline == 0 || 3 * slowTuned > tuned.size() ||
+      3 * slowBaseline > baseline.size())
+    return 0;
+  SteadyRuns steady = steadyRuns(timed);
+  return static_cast<unsigned>(tuned.size() + baseline.size() -
+                               steady.tuned.size() - steady.baseline.size());
+}
+
 stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed) {
+  if (runsSetAside(timed) > 0) {
+    SteadyRuns steady = steadyRuns(timed);
+    if (steady.paired && steady.tuned.size() >= kFewestPairs)
+      return stats::estimatePairedRatio(steady.tuned, steady.baseline);
+    stats::RatioEstimate estimate =
+        stats::estimateRatio(steady.tuned, steady.baseline);
+    // Under three runs a side, "every tuned run beats every baseline run"
+    // happens by chance once in six: the bound stays that of all the runs,
+    // which the slowed ones widen, until more rounds are timed.
+    if (std::min(steady.tuned.size(), steady.baseline.size()) < 3)
+      estimate.upper = std::max(
+          estimate.upper, stats::estimateRatio(timed.tuned.runMediansUs,
+                                               timed.baseline.runMediansUs)
+                              .upper);
+    return estimate;
+  }
   stats::RatioEstimate estimate =
       stats::estimateRatio(timed.tuned.samplesUs, timed.baseline.samplesUs);
   const std::vector<double> &tuned = timed.tuned.runMediansUs,
                             &baseline = timed.baseline.runMediansUs;
   // Round k's runs of the two sides ran one right after the other
   // (benchRoundRobin): paired, a drift of the machine's speed between
-  // rounds cancels. Under six pairs no pair's ratio bounds the median with
-  // 97.5% confidence, where every cross ratio of three runs a side does.
-  constexpr size_t kFewestPairs = 6;
+  // rounds cancels.
   estimate.upper =
       tuned.size() == baseline.size() && tuned.size() >= kFewestPairs
           ? stats::estimatePairedRatio(tuned, baseline).upper

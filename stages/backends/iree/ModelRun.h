@@ -63,13 +63,30 @@ std::string familyOfFlags(llvm::ArrayRef<std::string> flags);
 /// timing there is a ratio of.
 bool bothSidesTimed(const InterleavedOutcome &timed);
 
+/// A run more than this much slower than its side's median run was slowed
+/// by the machine, not by its build (stats::slowedRuns). The runs of one
+/// build spread 4-6% on this project's 2-core VM (the ViT at 2 threads:
+/// 98.9-105.1 ms; MiniLM's flag search 10.0-10.5 ms); its slow phases
+/// made whole runs 1.37x (MiniLM) and 1.7x (the ViT: 172-177 ms) slower.
+constexpr double kSlowedRunFactor = 1.2;
+
+/// How many runs of `timed` (both sides) its estimate leaves out as slowed
+/// by the machine: with paired rounds, every round with a slowed run on
+/// either side. None when no run was slowed, or when a third of a side or
+/// more was: then the runs scatter rather than have phases, and the bound
+/// over all of them says so.
+unsigned runsSetAside(const InterleavedOutcome &timed);
+
 /// The ratio of `timed`'s tuned samples to its baseline's over every pair
 /// (stats::estimateRatio), with the confidence bound taken over the runs'
 /// medians: one process's samples share where its module and buffers
 /// landed, so they are not independent of each other
 /// (docs/file-formats.md, "Ratio and noise"). The runs of one round are
 /// paired (stats::estimatePairedRatio) when both sides have every round's
-/// and there are six rounds or more.
+/// and there are six rounds or more. When runs are set aside
+/// (runsSetAside), the estimate is over the other runs' medians: paired
+/// with six rounds or more left, else every cross ratio (the bound over
+/// all runs while under three a side are left).
 stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed);
 
 /// Whether `timed` (both sides timed) is faster than `1 - margin` but not

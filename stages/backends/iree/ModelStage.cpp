@@ -339,6 +339,11 @@ Trial modelTrial(const InterleavedOutcome &timed, double margin) {
               std::min(timed.tuned.runMediansUs.size(),
                        timed.baseline.runMediansUs.size()))
           .str();
+  if (unsigned aside = runsSetAside(timed))
+    evidence += formatv(", {0} run(s) set aside that the machine ran more "
+                        "than {1:f1}x slower than their side's median run",
+                        aside, kSlowedRunFactor)
+                    .str();
   if (beyondMargin && established)
     description += " (" + evidence + ")";
   else if (estimate.ratio < 1 && !beyondMargin)
