@@ -159,6 +159,12 @@ struct PendingDispatch {
   std::string last;
 };
 
+/// Whether a build whose untouched dispatches ran `drift` times their
+/// baseline time is steady enough for that measure to judge (kSteadyDrift).
+bool steadyDrift(double drift) {
+  return drift > 0 && drift <= kSteadyDrift && drift >= 1 / kSteadyDrift;
+}
+
 /// Judges `option` of `p` by `build` (the model it was profiled in with
 /// `others` more options; `untouched`: how the build ran apart from them,
 /// profileDrift): records the trial, and returns whether it is chosen.
@@ -197,11 +203,24 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
                    others)
                .str();
   double bar = 1 - kProfiledDispatchMargin;
-  bool chosen = mean < bar && fastest < bar;
-  if (!chosen && std::min(mean, fastest) < 1)
-    p.last += formatv("; an option must run it in less than {0:f2}x by both",
-                      bar)
+  bool meanSteady = steadyDrift(drift.meanUs),
+       fastestSteady = steadyDrift(drift.fastestUs);
+  bool chosen;
+  if (meanSteady != fastestSteady) {
+    chosen = (meanSteady ? mean : fastest) < bar;
+    p.last += formatv("; judged by its {0} alone: the untouched dispatches' "
+                      "{1} drifted beyond {2:f1}x, a phase of the machine in "
+                      "one of the two profiles",
+                      meanSteady ? "mean" : "fastest calls",
+                      meanSteady ? "fastest calls" : "means", kSteadyDrift)
                   .str();
+  } else {
+    chosen = mean < bar && fastest < bar;
+    if (!chosen && std::min(mean, fastest) < 1)
+      p.last +=
+          formatv("; an option must run it in less than {0:f2}x by both", bar)
+              .str();
+  }
   entry["dispatch_in_model_ratio"] = mean;
   entry["dispatch_in_model_fastest_ratio"] = fastest;
   entry["measured"] = p.last;

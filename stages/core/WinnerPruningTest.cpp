@@ -350,5 +350,39 @@ TEST(WinnerPruning, ProfiledRoundsNeedTheMeanAndTheFastestCallsToAgree) {
             std::string::npos);
 }
 
+TEST(WinnerPruning, AMeasureAPhaseOfTheMachineDriftedIsLeftOut) {
+  // The ViT at 2 threads: a phase of the machine slowed the baseline
+  // profile's means, not its fastest calls. The untouched dispatches' means
+  // ran 0.6x in the round, their fastest calls 1.0x: corrected by that
+  // drift, "a"'s mean reads 1.08x and its fastest calls 0.7x. The fastest
+  // calls decide alone.
+  ProfiledModel model;
+  ProfiledBuild build;
+  for (const auto &[id, t] : model.baseline)
+    build.inModel[id] = {t.meanUs * 0.6, t.fastestUs};
+  build.inModel["a"] = {65, 63};
+  FactorModel whole;
+  auto measure = [&](ArrayRef<Winner> some, StringRef tag) {
+    return whole(some, tag);
+  };
+  auto profile = [&](ArrayRef<Winner>, StringRef) -> Expected<ProfiledBuild> {
+    return build;
+  };
+  Expected<InModelChoice> choice = chooseInModelByProfile(
+      optionsOf({{"a", 1}}), model.baseline, profile, measure);
+  ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
+  ASSERT_EQ(choice->chosen.size(), 1u);
+  EXPECT_NE(choice->trials[0].getAsObject()->getString("measured").value_or(
+                "").find("judged by its fastest calls alone: the untouched "
+                         "dispatches' means drifted beyond 1.2x"),
+            std::string::npos);
+  // No faster at its fastest calls: not chosen, whatever its mean.
+  build.inModel["a"] = {40, 90};
+  choice = chooseInModelByProfile(optionsOf({{"a", 1}}), model.baseline,
+                                  profile, measure);
+  ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
+  EXPECT_TRUE(choice->chosen.empty());
+}
+
 } // namespace
 } // namespace retune::test
