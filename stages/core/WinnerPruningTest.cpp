@@ -326,13 +326,9 @@ TEST(WinnerPruning, ProfiledRoundsJudgeBeyondTheBuildsDrift) {
   EXPECT_NEAR(*a->getNumber("dispatch_in_model_fastest_ratio"), 1.0, 1e-9);
 }
 
-TEST(WinnerPruning, ProfiledRoundsNeedTheMeanAndTheFastestCallsToAgree) {
-  // Faster at its fastest calls but slower on average: not chosen.
-  ProfiledModel model;
-  ProfiledBuild build;
-  for (const auto &[id, t] : model.baseline)
-    build.inModel[id] = t;
-  build.inModel["a"] = {110, 60};
+/// The choice among "a"'s one option when every round profiles as `build`.
+Expected<InModelChoice> chooseFromOneProfile(const ProfiledModel &model,
+                                             const ProfiledBuild &build) {
   FactorModel whole;
   auto measure = [&](ArrayRef<Winner> some, StringRef tag) {
     return whole(some, tag);
@@ -340,8 +336,18 @@ TEST(WinnerPruning, ProfiledRoundsNeedTheMeanAndTheFastestCallsToAgree) {
   auto profile = [&](ArrayRef<Winner>, StringRef) -> Expected<ProfiledBuild> {
     return build;
   };
-  Expected<InModelChoice> choice = chooseInModelByProfile(
-      optionsOf({{"a", 1}}), model.baseline, profile, measure);
+  return chooseInModelByProfile(optionsOf({{"a", 1}}), model.baseline, profile,
+                                measure);
+}
+
+TEST(WinnerPruning, ProfiledRoundsNeedTheMeanAndTheFastestCallsToAgree) {
+  // Faster at its fastest calls but slower on average: not chosen.
+  ProfiledModel model;
+  ProfiledBuild build;
+  for (const auto &[id, t] : model.baseline)
+    build.inModel[id] = t;
+  build.inModel["a"] = {110, 60};
+  Expected<InModelChoice> choice = chooseFromOneProfile(model, build);
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
   EXPECT_TRUE(choice->chosen.empty());
   EXPECT_NE(choice->dropped[0].getAsObject()->getString("reason").value_or("").find(
@@ -361,15 +367,7 @@ TEST(WinnerPruning, AMeasureAPhaseOfTheMachineDriftedIsLeftOut) {
   for (const auto &[id, t] : model.baseline)
     build.inModel[id] = {t.meanUs * 0.6, t.fastestUs};
   build.inModel["a"] = {65, 63};
-  FactorModel whole;
-  auto measure = [&](ArrayRef<Winner> some, StringRef tag) {
-    return whole(some, tag);
-  };
-  auto profile = [&](ArrayRef<Winner>, StringRef) -> Expected<ProfiledBuild> {
-    return build;
-  };
-  Expected<InModelChoice> choice = chooseInModelByProfile(
-      optionsOf({{"a", 1}}), model.baseline, profile, measure);
+  Expected<InModelChoice> choice = chooseFromOneProfile(model, build);
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
   ASSERT_EQ(choice->chosen.size(), 1u);
   EXPECT_NE(choice->trials[0].getAsObject()->getString("measured").value_or(
@@ -378,8 +376,7 @@ TEST(WinnerPruning, AMeasureAPhaseOfTheMachineDriftedIsLeftOut) {
             std::string::npos);
   // No faster at its fastest calls: not chosen, whatever its mean.
   build.inModel["a"] = {40, 90};
-  choice = chooseInModelByProfile(optionsOf({{"a", 1}}), model.baseline,
-                                  profile, measure);
+  choice = chooseFromOneProfile(model, build);
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
   EXPECT_TRUE(choice->chosen.empty());
 }
