@@ -13,6 +13,10 @@ compile_flags.txt (the model-level search's choice), the tuning spec and
 the configured executables beside it (executables/, where there are any);
 with a flags file, "flags only" is the same build without the spec, so the
 table separates what the flag choice gains from what the spec adds.
+
+Each time is the median of the samples of a build's runs, without the runs
+the machine slowed as a whole (over 1.25x the build's fastest run, as
+Retune's model step judges; a line says which were set aside).
 """
 import argparse
 import filecmp
@@ -76,6 +80,19 @@ def iree_samples(bin_dir, vmfb, function, inputs, threads, extra=()):
     scale = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
     return [r["real_time"] * scale[r["time_unit"]] for r in rows
             if r.get("run_type") == "iteration"]
+
+
+# As Retune's model step (kSlowedRunFactor, docs/file-formats.md "Ratio and
+# noise"): a run more than this much slower than its build's fastest run
+# was slowed by the machine (at 2 threads this VM has phases of seconds that
+# slow everything 1.3-1.7x), and its samples say nothing of the build.
+SLOWED_RUN = 1.25
+
+
+def steady_runs(runs):
+    """The runs (lists of samples) not slowed as a whole by the machine."""
+    fastest = min(statistics.median(run) for run in runs)
+    return [run for run in runs if statistics.median(run) <= fastest * SLOWED_RUN]
 
 
 def ort_session(onnx_path, threads):
@@ -177,6 +194,8 @@ def main():
     extra = [f"--parameters=model={args.parameters}"] if args.parameters else []
     medians = {}
     for threads in args.threads:
+        # Per build, the samples of each run (one process, or one round of
+        # onnxruntime).
         times = {name: [] for name in [*builds, "ort"]}
         session = ort_session(args.onnx, threads) if args.onnx != "-" else None
         feeds = ort_feeds(session) if session else None
@@ -185,13 +204,25 @@ def main():
             # Interleaved, so drift hits all alike, and each round starts
             # one build later, so no build always runs right after another.
             for name in names[r % len(names):] + names[:r % len(names)]:
-                times[name] += iree_samples(args.bin_dir, builds[name],
-                                            function, inputs, threads, extra)
+                times[name].append(iree_samples(args.bin_dir, builds[name],
+                                                function, inputs, threads,
+                                                extra))
             if session:
-                times["ort"] += ort_samples(session, feeds)
+                times["ort"].append(ort_samples(session, feeds))
         if one_module:
             times["tuned"] = times["flags"]
-        med = {k: statistics.median(v) * 1e3 for k, v in times.items() if v}
+        med, aside = {}, []
+        for k, runs in times.items():
+            if runs:
+                steady = steady_runs(runs)
+                med[k] = statistics.median(
+                    [t for run in steady for t in run]) * 1e3
+                if len(steady) < len(runs):
+                    aside.append(f"{k} {len(runs) - len(steady)}")
+        if aside:
+            print(f"{args.name:8} {threads}T  runs the machine slowed (over "
+                  f"{SLOWED_RUN:.2f}x the build's fastest run), set aside: "
+                  + ", ".join(aside), flush=True)
         ort = f"{med['ort']:8.2f} ms" if "ort" in med else "       -   "
         flags = (f"  flags only {med['flags']:8.2f} ms" if "flags" in med
                  else "")

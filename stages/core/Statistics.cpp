@@ -85,9 +85,11 @@ RatioEstimate estimatePairedRatio(llvm::ArrayRef<double> candidate,
 
 std::vector<bool> slowedRuns(llvm::ArrayRef<double> runTimes, double factor) {
   std::vector<bool> slowed(runTimes.size(), false);
-  double typical = median(runTimes.vec());
+  if (runTimes.empty())
+    return slowed;
+  double fastest = *std::min_element(runTimes.begin(), runTimes.end());
   for (size_t i = 0; i < runTimes.size(); ++i)
-    slowed[i] = runTimes[i] > typical * factor;
+    slowed[i] = runTimes[i] > fastest * factor;
   return slowed;
 }
 

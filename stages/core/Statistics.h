@@ -70,12 +70,13 @@ RatioEstimate estimatePairedRatio(llvm::ArrayRef<double> candidate,
                                   llvm::ArrayRef<double> baseline);
 
 /// Which of one side's runs the machine slowed as a whole: those whose
-/// time exceeds the median run's by more than `factor`. A process's time
-/// spreads a few percent around its build's on a quiet machine; a shared
-/// one (a cloud VM, two workers on two cores) has phases of seconds in
-/// which everything runs 1.4-1.7x slower, and a run caught in one says
-/// nothing about its build. The median, not the fastest run: a scatter of
-/// +-10% is no phase. Empty in, empty out.
+/// time exceeds the side's fastest run's by more than `factor`. A
+/// process's time spreads a few percent around its build's on a quiet
+/// machine; a shared one (a cloud VM, two workers on two cores) has
+/// phases of seconds in which everything runs 1.3-1.7x slower, and a run
+/// caught in one says nothing about its build. The fastest run, not the
+/// median: a phase can last several runs, and the noise of a machine only
+/// ever slows. Empty in, empty out.
 std::vector<bool> slowedRuns(llvm::ArrayRef<double> runTimes, double factor);
 
 /// Sets `record`'s medians, ratio and noise from its samples (the one way

@@ -231,12 +231,20 @@ namespace {
 /// where every cross ratio of three runs a side does.
 constexpr size_t kFewestPairs = 6;
 
-/// `timed`'s runs, each side without those the machine slowed (runsSetAside
-/// says when they are left out).
+/// Under three runs a side, "every tuned run beats every baseline run"
+/// happens by chance once in six (two a side): too few to decide on.
+constexpr size_t kFewestSteadyRuns = 3;
+
+/// `timed`'s runs, each side without those the machine slowed
+/// (stats::slowedRuns); a round with a slowed run on either side is left
+/// out whole, so the rounds left stay pairs.
 struct SteadyRuns {
   std::vector<double> baseline, tuned;
   /// Whether run k of one side is still beside run k of the other.
   bool paired = false;
+  unsigned setAside = 0;
+
+  size_t fewest() const { return std::min(baseline.size(), tuned.size()); }
 };
 
 SteadyRuns steadyRuns(const InterleavedOutcome &timed) {
@@ -247,48 +255,33 @@ SteadyRuns steadyRuns(const InterleavedOutcome &timed) {
                         stats::slowedRuns(baseline, kSlowedRunFactor);
   SteadyRuns steady;
   steady.paired = tuned.size() == baseline.size();
-  // A round whose run on either side was slowed is left out whole, so the
-  // rounds left stay pairs.
   for (size_t i = 0; i < tuned.size(); ++i)
     if (!slowTuned[i] && !(steady.paired && slowBaseline[i]))
       steady.tuned.push_back(tuned[i]);
   for (size_t i = 0; i < baseline.size(); ++i)
     if (!slowBaseline[i] && !(steady.paired && slowTuned[i]))
       steady.baseline.push_back(baseline[i]);
+  steady.setAside =
+      static_cast<unsigned>(tuned.size() + baseline.size() -
+                            steady.tuned.size() - steady.baseline.size());
   return steady;
 }
 } // namespace
 
 unsigned runsSetAside(const InterleavedOutcome &timed) {
-  auto slowedCount = [](ArrayRef<double> runs) {
-    return static_cast<size_t>(
-        llvm::count(stats::slowedRuns(runs, kSlowedRunFactor), true));
-  };
-  const std::vector<double> &tuned = timed.tuned.runMediansUs,
-                            &baseline = timed.baseline.runMediansUs;
-  size_t slowTuned = slowedCount(tuned), slowBaseline = slowedCount(baseline);
-  // Slowed runs are phases a steady machine had between them; when a third
-  // of a side or more is "slowed", its runs simply scatter, and the bound
-  // over all of them says so.
-  if (slowTuned + slowBaseline == 0 || 3 * slowTuned > tuned.size() ||
-      3 * slowBaseline > baseline.size())
-    return 0;
-  SteadyRuns steady = steadyRuns(timed);
-  return static_cast<unsigned>(tuned.size() + baseline.size() -
-                               steady.tuned.size() - steady.baseline.size());
+  return steadyRuns(timed).setAside;
 }
 
 stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed) {
-  if (runsSetAside(timed) > 0) {
-    SteadyRuns steady = steadyRuns(timed);
+  SteadyRuns steady = steadyRuns(timed);
+  if (steady.setAside > 0) {
     if (steady.paired && steady.tuned.size() >= kFewestPairs)
       return stats::estimatePairedRatio(steady.tuned, steady.baseline);
     stats::RatioEstimate estimate =
         stats::estimateRatio(steady.tuned, steady.baseline);
-    // Under three runs a side, "every tuned run beats every baseline run"
-    // happens by chance once in six: the bound stays that of all the runs,
-    // which the slowed ones widen, until more rounds are timed.
-    if (std::min(steady.tuned.size(), steady.baseline.size()) < 3)
+    // Too few steady runs to bound the ratio: the bound stays that of all
+    // the runs, which the slowed ones widen, until more rounds are timed.
+    if (steady.fewest() < kFewestSteadyRuns)
       estimate.upper = std::max(
           estimate.upper, stats::estimateRatio(timed.tuned.runMediansUs,
                                                timed.baseline.runMediansUs)
@@ -309,9 +302,18 @@ stats::RatioEstimate estimateInterleaved(const InterleavedOutcome &timed) {
   return estimate;
 }
 
+bool tooFewSteadyRuns(const InterleavedOutcome &timed) {
+  SteadyRuns steady = steadyRuns(timed);
+  return steady.setAside > 0 && steady.fewest() < kFewestSteadyRuns;
+}
+
 bool needsMoreSamples(const InterleavedOutcome &timed, double margin) {
   if (!bothSidesTimed(timed))
     return false;
+  // A slowed machine left too few steady runs to judge by, whichever way
+  // the rest points (a phase over the tuned side's runs reads "slower").
+  if (tooFewSteadyRuns(timed))
+    return true;
   stats::RatioEstimate estimate = estimateInterleaved(timed);
   return estimate.ratio < 1 - margin && estimate.upper >= 1;
 }

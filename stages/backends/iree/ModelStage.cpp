@@ -341,7 +341,7 @@ Trial modelTrial(const InterleavedOutcome &timed, double margin) {
           .str();
   if (unsigned aside = runsSetAside(timed))
     evidence += formatv(", {0} run(s) set aside that the machine ran more "
-                        "than {1:f1}x slower than their side's median run",
+                        "than {1:f2}x slower than their side's fastest run",
                         aside, kSlowedRunFactor)
                     .str();
   if (beyondMargin && established)
