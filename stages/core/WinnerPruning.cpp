@@ -235,21 +235,25 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
 std::optional<InModelTime> profileDrift(const ProfiledBuild &build,
                                         const StringMap<InModelTime> &baseline,
                                         ArrayRef<Winner> round) {
-  std::vector<double> means, fastest;
+  InModelTime inBuild, inBaseline;
+  size_t untouched = 0;
   for (const auto &[id, t] : build.inModel) {
     auto base = baseline.find(id);
     if (base == baseline.end() || base->second.meanUs <= 0 ||
         base->second.fastestUs <= 0 ||
         llvm::any_of(round, [&](const Winner &w) { return w.dispatch == id; }))
       continue;
-    means.push_back(t.meanUs / base->second.meanUs);
-    fastest.push_back(t.fastestUs / base->second.fastestUs);
+    inBuild.meanUs += t.meanUs;
+    inBuild.fastestUs += t.fastestUs;
+    inBaseline.meanUs += base->second.meanUs;
+    inBaseline.fastestUs += base->second.fastestUs;
+    ++untouched;
   }
   constexpr size_t kFewestUntouched = 3;
-  if (means.size() < kFewestUntouched)
+  if (untouched < kFewestUntouched)
     return std::nullopt;
-  return InModelTime{stats::median(std::move(means)),
-                     stats::median(std::move(fastest))};
+  return InModelTime{inBuild.meanUs / inBaseline.meanUs,
+                     inBuild.fastestUs / inBaseline.fastestUs};
 }
 
 Expected<InModelChoice>

@@ -138,18 +138,24 @@ inline constexpr double kProfiledDispatchMargin = 0.03;
 /// baseline times, by mean or by fastest calls (profileDrift), for that
 /// measure to judge its options. Beyond it, a phase of the machine caught
 /// one of the two profiles and the measure is left out of the judgement
-/// (the other, steady one decides alone): the ViT at 2 threads, a round
-/// whose untouched dispatches' means ran 0.607x the baseline profile's and
-/// their fastest calls 0.992x; the softmax's mean then read 1.07x and its
+/// (the other, steady one decides alone). The ViT at 2 threads, before
+/// the drift was summed (profileDrift): a round whose untouched dispatches'
+/// means ran 0.607x the baseline profile's by their median ratio and their
+/// fastest calls 0.992x; the softmax's mean then read 1.07x and its
 /// fastest calls 0.68x, the 17x24x384 matmul's 1.22x and 0.76x.
 inline constexpr double kSteadyDrift = 1.2;
 
-/// How a profiled build ran apart from its options: the median, over the
-/// dispatches no option of it touched (none with fewer than 3), of their time
-/// in it over their time in `baseline`, by mean and by fastest calls. On
-/// this machine whole profiles drift: in one build of the CRNN every
-/// dispatch's fastest call ran 0.51-0.85x its baseline's and its mean
-/// 0.97-1.29x, the tuned ones and the untouched alike.
+/// How a profiled build ran apart from its options: the time the
+/// dispatches no option of it touched (at least 3) took a run in it over
+/// their time in `baseline`, by mean and by fastest calls. On this machine
+/// whole profiles drift: in one build of the CRNN every dispatch's fastest
+/// call ran 0.51-0.85x its baseline's and its mean 0.97-1.29x, the tuned
+/// ones and the untouched alike. Their time summed, not the median of
+/// their ratios: at 2 threads most of a model's dispatches take a few
+/// microseconds, the workers' wake-up, which two profiles of one ViT build
+/// put 1.29x (means) and 1.68x (fastest calls) apart by the median ratio
+/// of its 44 untouched dispatches and 1.09x and 1.12x summed; a round
+/// whose median ratio read 0.566x ran its untouched time 0.891x.
 std::optional<InModelTime> profileDrift(const ProfiledBuild &build,
                                         const llvm::StringMap<InModelTime> &baseline,
                                         ArrayRef<Winner> round);

@@ -381,5 +381,29 @@ TEST(WinnerPruning, AMeasureAPhaseOfTheMachineDriftedIsLeftOut) {
   EXPECT_TRUE(choice->chosen.empty());
 }
 
+TEST(WinnerPruning, TheDriftIsTheUntouchedTimeNotItsMedianRatio) {
+  // At 2 threads most dispatches take a few microseconds, the workers'
+  // wake-up, which halves or doubles from one profile to the next. Here
+  // two of three untouched dispatches ran in half their time, the one that
+  // holds the untouched time as before: the build ran as the baseline, and
+  // "a" at 0.8x is chosen (a median ratio of 0.5x would read it 1.6x).
+  ProfiledModel model;
+  model.baseline = {{"a", {100, 90}}, {"x", {1000, 950}}, {"y", {6, 4}},
+                    {"z", {6, 4}}};
+  ProfiledBuild build;
+  build.inModel = {{"a", {80, 72}}, {"x", {1000, 950}}, {"y", {3, 2}},
+                   {"z", {3, 2}}};
+  std::optional<InModelTime> drift = profileDrift(
+      build, model.baseline, {Winner{"a", "a0", 0}});
+  ASSERT_TRUE(drift.has_value());
+  EXPECT_NEAR(drift->meanUs, 1006.0 / 1012.0, 1e-12);
+  Expected<InModelChoice> choice = chooseFromOneProfile(model, build);
+  ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
+  ASSERT_EQ(choice->chosen.size(), 1u);
+  EXPECT_NEAR(*choice->trials[0].getAsObject()->getNumber(
+                  "dispatch_in_model_ratio"),
+              0.8 * 1012.0 / 1006.0, 1e-9);
+}
+
 } // namespace
 } // namespace retune::test
