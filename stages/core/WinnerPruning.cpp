@@ -209,8 +209,8 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
   if (meanSteady != fastestSteady) {
     chosen = (meanSteady ? mean : fastest) < bar;
     p.last += formatv("; judged by its {0} alone: the untouched dispatches' "
-                      "{1} drifted beyond {2:f1}x, a phase of the machine in "
-                      "one of the two profiles",
+                      "{1} drifted beyond {2:f1}x, which says more of the "
+                      "machine than of the option",
                       meanSteady ? "mean" : "fastest calls",
                       meanSteady ? "fastest calls" : "means", kSteadyDrift)
                   .str();
