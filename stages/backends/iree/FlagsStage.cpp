@@ -59,6 +59,7 @@ void recordTiming(FlagSetOutcome &outcome, const InterleavedOutcome &timed) {
   stats::RatioEstimate estimate = estimateInterleaved(timed);
   outcome.ratio = estimate.ratio;
   outcome.ratioUpper = estimate.upper;
+  outcome.unsteady = tooFewSteadyRuns(timed);
 }
 
 /// Builds one flag set and checks its results against the default

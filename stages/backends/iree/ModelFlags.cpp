@@ -233,8 +233,9 @@ std::vector<size_t> undecidedContenders(ArrayRef<FlagSetOutcome> sets,
       fastestEstablished = std::min(fastestEstablished, o.ratio);
   std::vector<size_t> contenders;
   for (auto [k, o] : enumerate(sets))
-    if (beyondMargin(o, margin) && o.ratioUpper >= 1 &&
-        o.ratio < fastestEstablished)
+    if ((beyondMargin(o, margin) && o.ratioUpper >= 1 &&
+         o.ratio < fastestEstablished) ||
+        (o.status == Status::Ok && o.unsteady))
       contenders.push_back(k);
   return contenders;
 }

@@ -58,6 +58,10 @@ struct FlagSetOutcome {
   /// (stats::RatioEstimate::upper, as the model step's): a set is chosen
   /// only when it is below 1.
   double ratioUpper = 0;
+  /// Runs the machine slowed left under three steady runs a side
+  /// (tooFewSteadyRuns): the ratio says nothing either way yet. Set while
+  /// the search times (not recorded).
+  bool unsteady = false;
   /// Seconds the whole-model compile with the set took (part of what a
   /// set costs: a nightly run compiles the model many times), also when
   /// this run replayed the build from the cache (`compileCached`).
@@ -117,7 +121,9 @@ void noteTiedSet(FlagChoice &choice,
 /// The sets whose gain is beyond `margin` but not established beyond noise
 /// and that could still be chosen: faster than the fastest set whose gain
 /// is established. Only these are worth more runs; a set slower than an
-/// established one is not chosen whatever more runs say.
+/// established one is not chosen whatever more runs say. A set timed
+/// `unsteady` is one too, whatever its ratio: the machine slowed too many
+/// of its runs for the ratio to say whether it could be chosen.
 std::vector<size_t> undecidedContenders(llvm::ArrayRef<FlagSetOutcome> sets,
                                         double margin);
 
