@@ -3,7 +3,6 @@
 
 #include "stages/support/FileUtil.h"
 #include "stages/core/Records.h"
-#include "stages/core/Statistics.h"
 
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/FormatVariadic.h"
