@@ -210,5 +210,46 @@ done
 expect_contains "$(json_field "$repo/build/report/summary.json" 'sorted(x["id"] for x in d["dispatches"] if x.get("after_compiler_change", {}).get("previous_winner") == "kept")')" \
   "$(python3 -c 'import sys; print(sorted(sys.argv[1:]))' $winners)" "summary.json: every previous winner kept"
 
+echo "== on two workers a data-tiled choice is tried with finer matmul tiles"
+# A CPU model whose data tiling builds other code, as real IREE's does: the
+# fake runs a module 0.8x the time for each such flag it was built with.
+cpu=$work/cpu
+mkdir -p "$cpu" && cp "$example/model.mlir" "$cpu/"
+cat >"$cpu/tune.toml" <<'TOML'
+[model]
+path = "model.mlir"
+entry = "main"
+
+[backend]
+kind = "iree"
+
+[tune]
+threads = 2
+
+[iree]
+compile_flags = ["--iree-hal-target-device=local", "--iree-hal-local-target-device-backends=llvm-cpu"]
+benchmark_flags = ["--input=2048x1280xf16", "--input=10240x1280xf16"]
+devices = ["local-task"]
+repetitions = 3
+model_rounds = 2
+flag_sets = [["--iree-global-opt-data-tiling", "--iree-global-opt-enable-early-materialization"]]
+TOML
+tiles=--iree-llvmcpu-matmul-tile-bytes=16384
+export FAKE_IREE_FASTER_WITH_FLAGS="--iree-global-opt-data-tiling $tiles"
+"$retune" plan "$cpu/tune.toml" -B "$cpu/build" >/dev/null 2>&1 || fail "retune plan (cpu)"
+ninja -C "$cpu/build" flags/chosen.json >"$work/cpu.log" 2>&1 || { fail "ninja flags (cpu)"; tail -20 "$work/cpu.log"; }
+expect_contains "$(json_field "$cpu/build/flags/chosen.json" 'len(d["sets"]), d["sets"][1]["flags"][-1], d["sets"][1]["status"], d["chosen"][-1]')" \
+  "2 $tiles ok $tiles" "the refinement was built, timed and, faster, chosen"
+expect_contains "$(json_field "$cpu/build/flags/chosen.json" 'd["sets"][1]["message"]')" \
+  "tried for 2 workers" "the record says what the refinement is"
+expect_contains "$(cat "$cpu/build/compile_flags.txt")" "$tiles" "every later step builds with it"
+# One worker: nothing to share out, no refinement.
+sed -i 's/^threads = 2/threads = 1/; s/^devices = .*/devices = ["local-sync"]/' "$cpu/tune.toml"
+"$retune" plan "$cpu/tune.toml" -B "$cpu/one" >/dev/null 2>&1 || fail "retune plan (cpu, 1 thread)"
+ninja -C "$cpu/one" flags/chosen.json >"$work/cpu.log" 2>&1 || { fail "ninja flags (cpu, 1 thread)"; tail -20 "$work/cpu.log"; }
+expect_contains "$(json_field "$cpu/one/flags/chosen.json" 'len(d["sets"]), d["chosen"][-1]')" \
+  "1 --iree-global-opt-enable-early-materialization" "on one worker the first choice stands"
+unset FAKE_IREE_FASTER_WITH_FLAGS
+
 echo "== $failures failure(s)"
 [ $failures -eq 0 ]

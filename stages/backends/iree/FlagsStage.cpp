@@ -134,6 +134,50 @@ void settleUndecided(const ModelRunner &runner, FlagChoice &choice,
   }
 }
 
+/// After the first choice, on more than one worker: the chosen set with
+/// its data-tiled matmuls split finer (distributionRefinement) is built,
+/// checked, and timed in the same rounds as the set it refines, and the
+/// choice is made again over all sets. IREE's default tile (256 KB of
+/// operands) leaves MiniLM's, the CRNN's and the ViT's matmuls in too few
+/// pieces for two workers to share evenly (docs/iree-backend.md).
+void refineDistribution(const FlagsOptions &options, const ModelRunner &runner,
+                        FlagChoice &choice,
+                        std::vector<InterleavedOutcome> &timings,
+                        StringMap<std::string> &built) {
+  std::optional<FlagSet> refined = distributionRefinement(
+      options.run.iree.compileFlags, choice,
+      deviceWorkers(options.run.iree.deviceFlags));
+  if (!refined || budgetSpent(options.outputPath))
+    return;
+  std::vector<size_t> timed;
+  bool defaultWon = choice.chosen.empty() && choice.chosenInput.empty();
+  for (auto [k, o] : enumerate(choice.sets))
+    if (!defaultWon && o.status == Status::Ok && o.flags == choice.chosen &&
+        o.input == choice.chosenInput) {
+      timed.push_back(k);
+      break;
+    }
+  size_t k = choice.sets.size();
+  FlagSetOutcome outcome =
+      buildSet(runner, *refined, choice.chosenInput, setTag(k), built);
+  if (outcome.status == Status::Ok)
+    outcome.message =
+        formatv("the first choice with its data-tiled matmuls split in tiles "
+                "of {0} bytes of operands, tried for {1} workers",
+                kRefinedMatmulTileBytes,
+                deviceWorkers(options.run.iree.deviceFlags))
+            .str();
+  bool ok = outcome.status == Status::Ok;
+  choice.sets.push_back(std::move(outcome));
+  timings.emplace_back();
+  if (!ok)
+    return;
+  timed.push_back(k);
+  timeSets(runner, timed, choice, timings);
+  settleUndecided(runner, choice, timings, options.margin, options.outputPath);
+  chooseFlagSet(choice, options.margin);
+}
+
 /// Whole-model compiles at once in the search: two halves the wall time of
 /// the compiles (iree-compile keeps about one core busy) and doubles their
 /// memory, which a model with large weights may not have to spare.
@@ -340,6 +384,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       break;
     }
   chooseFlagSet(choice, options.margin);
+  refineDistribution(options, *runner, choice, timings, built);
   std::vector<std::vector<double>> runMedians;
   for (const InterleavedOutcome &timed : timings)
     runMedians.push_back(timed.tuned.runMediansUs);

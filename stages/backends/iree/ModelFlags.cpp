@@ -332,4 +332,27 @@ void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs)
           .str();
 }
 
+std::optional<FlagSet>
+distributionRefinement(ArrayRef<std::string> compileFlags,
+                       const FlagChoice &choice, unsigned workers) {
+  if (workers < 2)
+    return std::nullopt;
+  bool dataTiled = false;
+  for (ArrayRef<std::string> flags : {compileFlags, ArrayRef(choice.chosen)})
+    for (StringRef flag : flags) {
+      if (flag.starts_with(kMatmulTileBytesFlag))
+        return std::nullopt;
+      // Early materialization (the default sets) or IREE's own default
+      // path: both split data-tiled matmuls by the tile bytes.
+      dataTiled |= flag == "--iree-global-opt-data-tiling" ||
+                   flag == "--iree-opt-data-tiling" ||
+                   flag == "--iree-opt-data-tiling=true";
+    }
+  if (!dataTiled)
+    return std::nullopt;
+  FlagSet refined = choice.chosen;
+  refined.push_back((kMatmulTileBytesFlag + Twine(kRefinedMatmulTileBytes)).str());
+  return refined;
+}
+
 } // namespace retune::iree

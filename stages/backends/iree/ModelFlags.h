@@ -21,6 +21,7 @@
 
 #include "llvm/Support/JSON.h"
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,26 @@ void noteTiedSet(FlagChoice &choice,
 /// of its runs for the ratio to say whether it could be chosen.
 std::vector<size_t> undecidedContenders(llvm::ArrayRef<FlagSetOutcome> sets,
                                         double margin);
+
+/// IREE's coarse knob for how a data-tiled matmul is split among the
+/// workers: the bytes of operands one distribution tile holds (256 KB by
+/// default in 3.13; "lower values can help use more threads").
+inline constexpr llvm::StringLiteral kMatmulTileBytesFlag =
+    "--iree-llvmcpu-matmul-tile-bytes=";
+/// The tile bytes the refinement tries: at 2 threads on this project's VM,
+/// 16 KB ran MiniLM in 0.92x, the CRNN in 0.93x and the ViT in 0.955x of
+/// their chosen flags' time (4-64 KB all helped MiniLM; at 1 thread none
+/// changed it): docs/iree-backend.md.
+inline constexpr unsigned kRefinedMatmulTileBytes = 16384;
+
+/// The set the search tries after its first choice when the model runs on
+/// more than one worker and its build data-tiles (`compileFlags` or the
+/// chosen set name the data tiling): the chosen set with its data-tiled
+/// matmuls split in kRefinedMatmulTileBytes tiles. None on one worker,
+/// without data tiling, or when the flags already set the tile bytes.
+std::optional<FlagSet>
+distributionRefinement(llvm::ArrayRef<std::string> compileFlags,
+                       const FlagChoice &choice, unsigned workers);
 
 } // namespace retune::iree
 

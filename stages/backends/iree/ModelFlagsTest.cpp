@@ -210,6 +210,35 @@ TEST(ModelFlags, TheReasonSaysWhatTheChosenSetCostsToCompile) {
       << choice.reason;
 }
 
+TEST(ModelFlags, OnSeveralWorkersADataTiledChoiceIsTriedWithFinerMatmulTiles) {
+  FlagChoice choice;
+  choice.chosen = {"--iree-global-opt-data-tiling",
+                   "--iree-global-opt-enable-early-materialization"};
+  const std::vector<std::string> cpu = {"--iree-llvmcpu-target-cpu=host"};
+  std::optional<FlagSet> refined = distributionRefinement(cpu, choice, 2);
+  ASSERT_TRUE(refined.has_value());
+  EXPECT_EQ(*refined,
+            (FlagSet{"--iree-global-opt-data-tiling",
+                     "--iree-global-opt-enable-early-materialization",
+                     "--iree-llvmcpu-matmul-tile-bytes=16384"}));
+  // One worker: nothing to share out.
+  EXPECT_FALSE(distributionRefinement(cpu, choice, 1).has_value());
+  EXPECT_FALSE(distributionRefinement(cpu, choice, 0).has_value());
+  // The user's flags set the tile bytes already: theirs stay.
+  EXPECT_FALSE(distributionRefinement(
+                   {"--iree-llvmcpu-matmul-tile-bytes=65536"}, choice, 2)
+                   .has_value());
+  // No data tiling: the flag changes nothing.
+  FlagChoice plain;
+  plain.chosen = {"--iree-llvmcpu-enable-ukernels=all"};
+  EXPECT_FALSE(distributionRefinement(cpu, plain, 2).has_value());
+  // The default flags won, but the user's own flags data-tile: the
+  // refinement is the tile bytes alone.
+  FlagChoice defaults;
+  EXPECT_EQ(distributionRefinement({"--iree-opt-data-tiling"}, defaults, 4),
+            (FlagSet{"--iree-llvmcpu-matmul-tile-bytes=16384"}));
+}
+
 TEST(ModelFlags, RecordsRoundTrip) {
   FlagChoice choice;
   choice.defaultMedianSeconds = 0.01;
