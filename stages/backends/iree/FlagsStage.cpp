@@ -134,8 +134,8 @@ void settleUndecided(const ModelRunner &runner, FlagChoice &choice,
   }
 }
 
-/// After the first choice, on more than one worker: the chosen set with
-/// its data-tiled matmuls split finer (distributionRefinement) is built,
+/// After the first choice, on more than one worker: the fastest data-tiled
+/// set with its matmuls split finer (distributionRefinement) is built,
 /// checked, and timed in the same rounds as the set it refines, and the
 /// choice is made again over all sets. IREE's default tile (256 KB of
 /// operands) leaves MiniLM's, the CRNN's and the ViT's matmuls in too few
@@ -144,35 +144,30 @@ void refineDistribution(const FlagsOptions &options, const ModelRunner &runner,
                         FlagChoice &choice,
                         std::vector<InterleavedOutcome> &timings,
                         StringMap<std::string> &built) {
-  std::optional<FlagSet> refined = distributionRefinement(
-      options.run.iree.compileFlags, choice,
-      deviceWorkers(options.run.iree.deviceFlags));
+  unsigned workers = deviceWorkers(options.run.iree.deviceFlags);
+  std::optional<Refinement> refined = distributionRefinement(
+      options.run.iree.compileFlags, choice, workers);
   if (!refined || budgetSpent(options.outputPath))
     return;
-  std::vector<size_t> timed;
-  bool defaultWon = choice.chosen.empty() && choice.chosenInput.empty();
-  for (auto [k, o] : enumerate(choice.sets))
-    if (!defaultWon && o.status == Status::Ok && o.flags == choice.chosen &&
-        o.input == choice.chosenInput) {
-      timed.push_back(k);
-      break;
-    }
   size_t k = choice.sets.size();
   FlagSetOutcome outcome =
-      buildSet(runner, *refined, choice.chosenInput, setTag(k), built);
+      buildSet(runner, refined->flags, refined->input, setTag(k), built);
   if (outcome.status == Status::Ok)
     outcome.message =
-        formatv("the first choice with its data-tiled matmuls split in tiles "
-                "of {0} bytes of operands, tried for {1} workers",
-                kRefinedMatmulTileBytes,
-                deviceWorkers(options.run.iree.deviceFlags))
+        formatv("{0} with its data-tiled matmuls split in tiles of {1} bytes "
+                "of operands, tried for {2} workers",
+                refined->parent ? "the fastest data-tiled set"
+                                : "the default flags",
+                kRefinedMatmulTileBytes, workers)
             .str();
   bool ok = outcome.status == Status::Ok;
   choice.sets.push_back(std::move(outcome));
   timings.emplace_back();
   if (!ok)
     return;
-  timed.push_back(k);
+  std::vector<size_t> timed = {k};
+  if (refined->parent)
+    timed.insert(timed.begin(), *refined->parent);
   timeSets(runner, timed, choice, timings);
   settleUndecided(runner, choice, timings, options.margin, options.outputPath);
   chooseFlagSet(choice, options.margin);

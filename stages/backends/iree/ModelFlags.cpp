@@ -332,27 +332,48 @@ void noteTiedSet(FlagChoice &choice, ArrayRef<std::vector<double>> runMediansUs)
           .str();
 }
 
-std::optional<FlagSet>
+namespace {
+/// Whether `flags` turn data tiling on (early materialization, as the
+/// default sets, or IREE's own default path: both split data-tiled
+/// matmuls by the tile bytes).
+bool dataTiles(ArrayRef<std::string> flags) {
+  return llvm::any_of(flags, [](StringRef flag) {
+    return flag == "--iree-global-opt-data-tiling" ||
+           flag == "--iree-opt-data-tiling" ||
+           flag == "--iree-opt-data-tiling=true";
+  });
+}
+
+bool setsTileBytes(ArrayRef<std::string> flags) {
+  return llvm::any_of(flags, [](StringRef flag) {
+    return flag.starts_with(kMatmulTileBytesFlag);
+  });
+}
+} // namespace
+
+std::optional<Refinement>
 distributionRefinement(ArrayRef<std::string> compileFlags,
                        const FlagChoice &choice, unsigned workers) {
-  if (workers < 2)
+  if (workers < 2 || setsTileBytes(compileFlags))
     return std::nullopt;
-  bool dataTiled = false;
-  for (ArrayRef<std::string> flags : {compileFlags, ArrayRef(choice.chosen)})
-    for (StringRef flag : flags) {
-      if (flag.starts_with(kMatmulTileBytesFlag))
-        return std::nullopt;
-      // Early materialization (the default sets) or IREE's own default
-      // path: both split data-tiled matmuls by the tile bytes.
-      dataTiled |= flag == "--iree-global-opt-data-tiling" ||
-                   flag == "--iree-opt-data-tiling" ||
-                   flag == "--iree-opt-data-tiling=true";
-    }
-  if (!dataTiled)
+  std::string finer =
+      (kMatmulTileBytesFlag + Twine(kRefinedMatmulTileBytes)).str();
+  bool allDataTile = dataTiles(compileFlags);
+  std::optional<size_t> fastest;
+  for (auto [k, o] : enumerate(choice.sets))
+    if (o.status == Status::Ok && o.ratio > 0 &&
+        (allDataTile || dataTiles(o.flags)) && !setsTileBytes(o.flags) &&
+        (!fastest || o.ratio < choice.sets[*fastest].ratio))
+      fastest = k;
+  if (fastest) {
+    const FlagSetOutcome &parent = choice.sets[*fastest];
+    FlagSet flags = parent.flags;
+    flags.push_back(finer);
+    return Refinement{fastest, std::move(flags), parent.input};
+  }
+  if (!allDataTile)
     return std::nullopt;
-  FlagSet refined = choice.chosen;
-  refined.push_back((kMatmulTileBytesFlag + Twine(kRefinedMatmulTileBytes)).str());
-  return refined;
+  return Refinement{std::nullopt, FlagSet{finer}, choice.chosenInput};
 }
 
 } // namespace retune::iree

@@ -139,12 +139,22 @@ inline constexpr llvm::StringLiteral kMatmulTileBytesFlag =
 /// changed it): docs/iree-backend.md.
 inline constexpr unsigned kRefinedMatmulTileBytes = 16384;
 
-/// The set the search tries after its first choice when the model runs on
-/// more than one worker and its build data-tiles (`compileFlags` or the
-/// chosen set name the data tiling): the chosen set with its data-tiled
-/// matmuls split in kRefinedMatmulTileBytes tiles. None on one worker,
-/// without data tiling, or when the flags already set the tile bytes.
-std::optional<FlagSet>
+/// A set the search tries after timing the others: `flags` built from
+/// `input`, refining set `parent` (none: the default flags).
+struct Refinement {
+  std::optional<size_t> parent;
+  FlagSet flags;
+  std::string input;
+};
+
+/// On more than one worker, the fastest timed set whose build data-tiles
+/// (its flags or `compileFlags` name the data tiling) with its data-tiled
+/// matmuls split in kRefinedMatmulTileBytes tiles, chosen or not: on MiniLM
+/// at 2 threads data tiling alone ran 0.99x the default flags' time and was
+/// not chosen, with the finer tiles 0.92x. The default flags refined when
+/// `compileFlags` data-tile and no set was timed. None on one worker,
+/// without data tiling, or when `compileFlags` set the tile bytes already.
+std::optional<Refinement>
 distributionRefinement(llvm::ArrayRef<std::string> compileFlags,
                        const FlagChoice &choice, unsigned workers);
 

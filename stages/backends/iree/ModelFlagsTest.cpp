@@ -210,17 +210,26 @@ TEST(ModelFlags, TheReasonSaysWhatTheChosenSetCostsToCompile) {
       << choice.reason;
 }
 
-TEST(ModelFlags, OnSeveralWorkersADataTiledChoiceIsTriedWithFinerMatmulTiles) {
-  FlagChoice choice;
-  choice.chosen = {"--iree-global-opt-data-tiling",
-                   "--iree-global-opt-enable-early-materialization"};
+TEST(ModelFlags, OnSeveralWorkersTheFastestDataTiledSetIsTriedWithFinerTiles) {
+  const FlagSet tiling = {"--iree-global-opt-data-tiling",
+                          "--iree-global-opt-enable-early-materialization"};
   const std::vector<std::string> cpu = {"--iree-llvmcpu-target-cpu=host"};
-  std::optional<FlagSet> refined = distributionRefinement(cpu, choice, 2);
+  FlagChoice choice;
+  // MiniLM at 2 threads: data tiling alone not chosen (0.99x), a set
+  // without data tiling faster, one that failed faster still.
+  choice.sets = {measured({"--iree-llvmcpu-enable-ukernels=all"}, 0.97),
+                 measured(tiling, 0.99), measured(tiling, 0.5,
+                                                  Status::CompileError)};
+  choice.sets[1].input = "flags/rewritten.mlir";
+  chooseFlagSet(choice, 0.02);
+  std::optional<Refinement> refined = distributionRefinement(cpu, choice, 2);
   ASSERT_TRUE(refined.has_value());
-  EXPECT_EQ(*refined,
+  EXPECT_EQ(refined->parent, std::optional<size_t>(1));
+  EXPECT_EQ(refined->flags,
             (FlagSet{"--iree-global-opt-data-tiling",
                      "--iree-global-opt-enable-early-materialization",
                      "--iree-llvmcpu-matmul-tile-bytes=16384"}));
+  EXPECT_EQ(refined->input, "flags/rewritten.mlir");
   // One worker: nothing to share out.
   EXPECT_FALSE(distributionRefinement(cpu, choice, 1).has_value());
   EXPECT_FALSE(distributionRefinement(cpu, choice, 0).has_value());
@@ -228,15 +237,21 @@ TEST(ModelFlags, OnSeveralWorkersADataTiledChoiceIsTriedWithFinerMatmulTiles) {
   EXPECT_FALSE(distributionRefinement(
                    {"--iree-llvmcpu-matmul-tile-bytes=65536"}, choice, 2)
                    .has_value());
-  // No data tiling: the flag changes nothing.
+  // No timed set data-tiles: the flag would change nothing.
   FlagChoice plain;
-  plain.chosen = {"--iree-llvmcpu-enable-ukernels=all"};
+  plain.sets = {measured({"--iree-llvmcpu-enable-ukernels=all"}, 0.9)};
   EXPECT_FALSE(distributionRefinement(cpu, plain, 2).has_value());
-  // The default flags won, but the user's own flags data-tile: the
-  // refinement is the tile bytes alone.
-  FlagChoice defaults;
-  EXPECT_EQ(distributionRefinement({"--iree-opt-data-tiling"}, defaults, 4),
-            (FlagSet{"--iree-llvmcpu-matmul-tile-bytes=16384"}));
+  // The user's own flags data-tile: every set does, the fastest is refined,
+  // and with none timed the default flags are.
+  std::optional<Refinement> all =
+      distributionRefinement({"--iree-opt-data-tiling"}, plain, 4);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_EQ(all->parent, std::optional<size_t>(0));
+  FlagChoice none;
+  all = distributionRefinement({"--iree-opt-data-tiling"}, none, 4);
+  ASSERT_TRUE(all.has_value());
+  EXPECT_FALSE(all->parent.has_value());
+  EXPECT_EQ(all->flags, (FlagSet{"--iree-llvmcpu-matmul-tile-bytes=16384"}));
 }
 
 TEST(ModelFlags, RecordsRoundTrip) {
