@@ -365,7 +365,9 @@ distributionRefinement(ArrayRef<std::string> compileFlags,
         (allDataTile || dataTiles(o.flags)) && !setsTileBytes(o.flags) &&
         (!fastest || o.ratio < choice.sets[*fastest].ratio))
       fastest = k;
-  if (fastest) {
+  // With the user's flags data-tiling, the default flags do too, at 1x
+  // their own time: no set faster, and they are the ones refined.
+  if (fastest && (!allDataTile || choice.sets[*fastest].ratio < 1)) {
     const FlagSetOutcome &parent = choice.sets[*fastest];
     FlagSet flags = parent.flags;
     flags.push_back(finer);
@@ -373,7 +375,7 @@ distributionRefinement(ArrayRef<std::string> compileFlags,
   }
   if (!allDataTile)
     return std::nullopt;
-  return Refinement{std::nullopt, FlagSet{finer}, choice.chosenInput};
+  return Refinement{std::nullopt, FlagSet{finer}, ""};
 }
 
 } // namespace retune::iree

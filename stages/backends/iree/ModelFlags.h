@@ -150,10 +150,11 @@ struct Refinement {
 /// On more than one worker, the fastest timed set whose build data-tiles
 /// (its flags or `compileFlags` name the data tiling) with its data-tiled
 /// matmuls split in kRefinedMatmulTileBytes tiles, chosen or not: on MiniLM
-/// at 2 threads data tiling alone ran 0.99x the default flags' time and was
-/// not chosen, with the finer tiles 0.92x. The default flags refined when
-/// `compileFlags` data-tile and no set was timed. None on one worker,
-/// without data tiling, or when `compileFlags` set the tile bytes already.
+/// at 2 threads data tiling alone ran 0.986x the default flags' time and was
+/// not chosen, with the finer tiles 0.915x. When `compileFlags` data-tile,
+/// the default flags are refined if no set ran faster than they did. None
+/// on one worker, without data tiling, or when `compileFlags` set the tile
+/// bytes already.
 std::optional<Refinement>
 distributionRefinement(llvm::ArrayRef<std::string> compileFlags,
                        const FlagChoice &choice, unsigned workers);

@@ -241,17 +241,22 @@ TEST(ModelFlags, OnSeveralWorkersTheFastestDataTiledSetIsTriedWithFinerTiles) {
   FlagChoice plain;
   plain.sets = {measured({"--iree-llvmcpu-enable-ukernels=all"}, 0.9)};
   EXPECT_FALSE(distributionRefinement(cpu, plain, 2).has_value());
-  // The user's own flags data-tile: every set does, the fastest is refined,
-  // and with none timed the default flags are.
+  // The user's own flags data-tile: every set does, and the default flags
+  // too. The fastest set is refined when it beat them, else the defaults.
   std::optional<Refinement> all =
       distributionRefinement({"--iree-opt-data-tiling"}, plain, 4);
   ASSERT_TRUE(all.has_value());
   EXPECT_EQ(all->parent, std::optional<size_t>(0));
-  FlagChoice none;
-  all = distributionRefinement({"--iree-opt-data-tiling"}, none, 4);
-  ASSERT_TRUE(all.has_value());
-  EXPECT_FALSE(all->parent.has_value());
-  EXPECT_EQ(all->flags, (FlagSet{"--iree-llvmcpu-matmul-tile-bytes=16384"}));
+  FlagChoice none, slower;
+  slower.sets = {measured({"--a"}, 1.05)};
+  for (const FlagChoice *defaultsFastest : {&none, &slower}) {
+    all = distributionRefinement({"--iree-opt-data-tiling"}, *defaultsFastest,
+                                 4);
+    ASSERT_TRUE(all.has_value());
+    EXPECT_FALSE(all->parent.has_value());
+    EXPECT_EQ(all->flags, (FlagSet{"--iree-llvmcpu-matmul-tile-bytes=16384"}));
+    EXPECT_EQ(all->input, "");
+  }
 }
 
 TEST(ModelFlags, RecordsRoundTrip) {
