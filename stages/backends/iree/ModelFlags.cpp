@@ -29,8 +29,14 @@ namespace retune::iree {
 // linalg.batch_matmul while the dumped dispatch (and so every candidate's
 // matcher) holds the data-tiled linalg.batch_mmt4d, and no spec applied in
 // a whole-model compile. Early, both hold batch_mmt4d (docs/iree-backend.md).
+namespace {
+/// Data tiling on IREE's global-optimization path, which the default sets
+/// take and the refinement recognizes.
+constexpr StringLiteral kGlobalDataTiling = "--iree-global-opt-data-tiling";
+} // namespace
+
 std::vector<FlagSet> defaultCpuFlagSets() {
-  const FlagSet dataTiling = {"--iree-global-opt-data-tiling",
+  const FlagSet dataTiling = {kGlobalDataTiling.str(),
                               "--iree-global-opt-enable-early-materialization"};
   const std::string ukernels = "--iree-llvmcpu-enable-ukernels=all";
   const std::string tileOps =
@@ -338,7 +344,7 @@ namespace {
 /// matmuls by the tile bytes).
 bool dataTiles(ArrayRef<std::string> flags) {
   return llvm::any_of(flags, [](StringRef flag) {
-    return flag == "--iree-global-opt-data-tiling" ||
+    return flag == kGlobalDataTiling ||
            flag == "--iree-opt-data-tiling" ||
            flag == "--iree-opt-data-tiling=true";
   });
