@@ -141,6 +141,11 @@ expect_contains "$(json_field "$mlp/build/report/summary.json" '[x["dispatch"] f
 expect_contains "$(json_field "$mlp/build/report/summary.json" 'all(x["in_model_s"] > 0 for x in d["dispatches"] if x["candidates"] > 0)')" \
   "True" "summary.json: each tuned dispatch's time inside the model"
 expect_contains "$out" "where the model's time goes (IREE's profiler" "the console shows where the model's time goes"
+# The record's profile is the baseline profiled again at the end of the
+# step (beside the tuned build's, when a spec is kept), not the step's
+# first profile, which ran right after its first compile.
+expect_contains "$(json_field "$mlp/build/model/result.json" 'all(abs(x["baseline_us"] - {r["key"]: r["avg_ns"] / 1e3 for r in map(json.loads, open(sys.argv[1].replace("result.json", "baseline-last.profile.jsonl"))) if "key" in r}[x["function"]]) <= 1e-6 * x["baseline_us"] for x in d["in_model_profile"]), d["in_model_profile"] != []')" \
+  "True True" "the record's profile is the baseline's last one"
 # With the model's profile, options are tried in rounds, every dispatch's
 # next option in one build, each judged by its time in the model (whether
 # a dispatch got winners to try depends on the search: then there is none).

@@ -375,15 +375,16 @@ ModelRunner::timeAllAgainst(StringRef referenceTag,
   return timed;
 }
 
-Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
-                                                         unsigned runs) const {
+Expected<std::vector<DispatchTime>>
+ModelRunner::profile(StringRef tag, unsigned runs, StringRef filesTag) const {
   if (tools.profile.empty())
     return makeError("no iree-profile beside " + tools.benchmark);
-  std::string bundle = runOptions.inWork(tag + ".ireeprof");
+  std::string files = (filesTag.empty() ? tag : filesTag).str();
+  std::string bundle = runOptions.inWork(files + ".ireeprof");
   BenchRequest request = benchRequest(tag);
   request.repetitions = 1;
-  request.jsonPath = runOptions.inWork(tag + ".profile.bench.json");
-  request.logPath = runOptions.inWork(tag + ".profile.log");
+  request.jsonPath = runOptions.inWork(files + ".profile.bench.json");
+  request.logPath = runOptions.inWork(files + ".profile.log");
   // Exactly `runs` calls, none to warm up: the counts divide into calls
   // per run.
   request.flags.push_back(formatv("--benchmark_min_time={0}x", runs).str());
@@ -400,7 +401,7 @@ Expected<std::vector<DispatchTime>> ModelRunner::profile(StringRef tag,
     if (run.status != Status::Ok)
       return makeError("profiling " + tag + ".vmfb: " + run.message);
   }
-  std::string reduced = runOptions.inWork(tag + ".profile.jsonl");
+  std::string reduced = runOptions.inWork(files + ".profile.jsonl");
   ChildOutcome child =
       tools.runTool(tools.profile, {"dispatch", "--format=jsonl", bundle},
                     runOptions.benchTimeout, 0, reduced);

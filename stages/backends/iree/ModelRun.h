@@ -183,9 +183,11 @@ public:
   /// device's measurement lock: each dispatch function's calls (over all
   /// runs) and mean time. An error says why there is no profile (no
   /// iree-profile beside iree-benchmark-module, a device that cannot
-  /// profile); callers note it and go on.
-  Expected<std::vector<DispatchTime>> profile(llvm::StringRef tag,
-                                              unsigned runs) const;
+  /// profile); callers note it and go on. The profile's files are named
+  /// by `filesTag` when given (a build profiled twice keeps both).
+  Expected<std::vector<DispatchTime>>
+  profile(llvm::StringRef tag, unsigned runs,
+          llvm::StringRef filesTag = "") const;
 
 private:
   ModelRunner(ModelRunOptions options, IreeTools tools,
