@@ -14,6 +14,8 @@
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/DumpStage.h"
 
+#include "stages/backends/iree/IreeIr.h"
+
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeRun.h"
 #include "stages/backends/iree/ModelFlags.h"
@@ -238,6 +240,17 @@ Expected<std::vector<Found>>
 prepareAll(const DumpOptions &options, const IreeTools &ireeTools,
            ArrayRef<std::string> files,
            const std::optional<StringMap<unsigned>> &calls) {
+  // Without IREE's compiler library the dispatches are read as text, which
+  // knows fewer op kinds: said once, where the dispatches to tune are read.
+  if (findCompilerLibrary(ireeTools.compile).empty())
+    errs() << "retune-iree-dump: note: no libIREECompiler.so in the IREE "
+              "installation of "
+           << ireeTools.compile
+           << " (looked beside it, in <prefix>/lib and in its Python "
+              "site-packages or dist-packages); its dispatches are read as "
+              "text, which tunes fewer op kinds (softmax, pack and unpack "
+              "keep IREE's configuration): install IREE with pip "
+              "(scripts/setup.sh) or from a build that ships the library\n";
   // Reading the stripped files stays in order, on this thread.
   std::vector<std::optional<std::string>> stripFailures =
       stripAll(options, ireeTools, files);

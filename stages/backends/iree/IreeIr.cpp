@@ -180,21 +180,24 @@ std::string printAttribute(const IreeIrLibrary::Api &api, MlirAttribute attr) {
   return out;
 }
 
-} // namespace
-
-std::string findCompilerLibrary(StringRef compileTool) {
-  if (compileTool.empty())
-    return {};
-  SmallString<256> bin(compileTool);
-  sys::fs::make_absolute(bin);
-  StringRef prefix = sys::path::parent_path(sys::path::parent_path(bin));
+/// libIREECompiler.so of the installation whose tool is `bin` (an absolute
+/// path, not resolved), or "".
+std::string libraryOfInstall(StringRef bin) {
+  StringRef dir = sys::path::parent_path(bin);
+  // pip's own binary: .../iree/compiler/_mlir_libs/iree-compile, beside it.
+  SmallString<256> beside(dir);
+  sys::path::append(beside, "libIREECompiler.so");
+  if (sys::fs::exists(beside))
+    return beside.str().str();
+  StringRef prefix = sys::path::parent_path(dir);
   // A source build or install: <prefix>/bin/iree-compile, <prefix>/lib/.
   SmallString<256> direct(prefix);
   sys::path::append(direct, "lib", "libIREECompiler.so");
   if (sys::fs::exists(direct))
     return direct.str().str();
-  // A pip install: <venv>/bin/iree-compile is a script; the library lives in
-  // <venv>/lib/python3.X/site-packages/iree/compiler/_mlir_libs/.
+  // A pip install: <prefix>/bin/iree-compile is a script; the library lives
+  // in <prefix>/lib/python3.X/site-packages/iree/compiler/_mlir_libs/ (a
+  // venv, pip --user), or dist-packages (Debian's system pip).
   SmallString<256> lib(prefix);
   sys::path::append(lib, "lib");
   std::error_code ec;
@@ -202,14 +205,31 @@ std::string findCompilerLibrary(StringRef compileTool) {
        it.increment(ec)) {
     if (!sys::path::filename(it->path()).starts_with("python"))
       continue;
-    SmallString<256> candidate(it->path());
-    sys::path::append(candidate, "site-packages", "iree", "compiler",
-                      "_mlir_libs");
-    sys::path::append(candidate, "libIREECompiler.so");
-    if (sys::fs::exists(candidate))
-      return candidate.str().str();
+    for (StringRef packages : {"site-packages", "dist-packages"}) {
+      SmallString<256> candidate(it->path());
+      sys::path::append(candidate, packages, "iree", "compiler");
+      sys::path::append(candidate, "_mlir_libs", "libIREECompiler.so");
+      if (sys::fs::exists(candidate))
+        return candidate.str().str();
+    }
   }
   return {};
+}
+
+} // namespace
+
+std::string findCompilerLibrary(StringRef compileTool) {
+  if (compileTool.empty())
+    return {};
+  SmallString<256> bin(compileTool);
+  sys::fs::make_absolute(bin);
+  std::string found = libraryOfInstall(bin);
+  // A link to the tool (on PATH, in a tools_dir) names another directory
+  // than the installation's: its target does not.
+  SmallString<256> real;
+  if (found.empty() && !sys::fs::real_path(bin, real) && real != bin)
+    found = libraryOfInstall(real);
+  return found;
 }
 
 //===----------------------------------------------------------------------===//

@@ -14,6 +14,7 @@
 
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/Path.h"
+#include "llvm/Support/raw_ostream.h"
 
 #include <gtest/gtest.h>
 
@@ -55,6 +56,44 @@ TEST(IreeIr, FindsTheLibraryOfAPipInstallAndNoneBesideOtherTools) {
   EXPECT_EQ(findCompilerLibrary(std::string(RETUNE_FAKES_DIR) + "/iree-compile"),
             "");
   EXPECT_EQ(findCompilerLibrary(""), "");
+}
+
+/// An empty file at `path`, its directories made.
+void touch(llvm::StringRef path) {
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+  std::error_code ec;
+  llvm::raw_fd_ostream(path, ec);
+  ASSERT_FALSE(ec) << path.str();
+}
+
+TEST(IreeIr, FindsTheLibraryThroughALinkAndInDebiansDistPackages) {
+  std::string root = scratchDir("install");
+  // Debian's system pip: /usr/local/bin/iree-compile, the library in
+  // /usr/local/lib/python3.11/dist-packages.
+  std::string tool = root + "/usr/local/bin/iree-compile";
+  std::string library = root + "/usr/local/lib/python3.11/dist-packages/iree/"
+                               "compiler/_mlir_libs/libIREECompiler.so";
+  touch(tool);
+  touch(library);
+  EXPECT_EQ(findCompilerLibrary(tool), library);
+  // A link on PATH (another directory) finds its target's installation.
+  std::string link = root + "/onpath/iree-compile";
+  llvm::sys::fs::create_directories(root + "/onpath");
+  ASSERT_FALSE(llvm::sys::fs::create_link(tool, link));
+  llvm::SmallString<256> found(findCompilerLibrary(link));
+  llvm::SmallString<256> expected;
+  ASSERT_FALSE(llvm::sys::fs::real_path(library, expected));
+  EXPECT_EQ(found, expected);
+  // pip's own binary sits beside the library.
+  std::string inPackage = root + "/pkg/iree/compiler/_mlir_libs/iree-compile";
+  touch(inPackage);
+  touch(root + "/pkg/iree/compiler/_mlir_libs/libIREECompiler.so");
+  EXPECT_EQ(findCompilerLibrary(inPackage),
+            root + "/pkg/iree/compiler/_mlir_libs/libIREECompiler.so");
+  // An installation without it: none.
+  std::string bare = root + "/bare/bin/iree-compile";
+  touch(bare);
+  EXPECT_EQ(findCompilerLibrary(bare), "");
 }
 
 /// The fakes' attention dump is in an older form (indexing_maps in the
