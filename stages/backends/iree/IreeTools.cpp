@@ -239,11 +239,22 @@ Expected<IreeTools> findIreeTools(const IreeToolPaths &paths,
   tools.foundIn = compile->where;
   tools.opt = opt->path;
   tools.benchmark = bench->path;
-  // Runtime tools of the same installation; empty where it lacks them.
+  // Runtime tools of the same installation: beside the benchmark tool, or
+  // beside its real path when the plan found a link to it (on PATH, in a
+  // tools_dir); empty where the installation lacks them.
+  SmallString<256> realBench;
+  if (sys::fs::real_path(bench->path, realBench))
+    realBench.clear();
   auto besideBenchmark = [&](StringRef name) {
-    SmallString<256> path(sys::path::parent_path(bench->path));
-    sys::path::append(path, name);
-    return sys::fs::can_execute(path) ? std::string(path) : std::string();
+    for (StringRef tool : {StringRef(bench->path), StringRef(realBench)}) {
+      if (tool.empty())
+        continue;
+      SmallString<256> path(sys::path::parent_path(tool));
+      sys::path::append(path, name);
+      if (sys::fs::can_execute(path))
+        return std::string(path);
+    }
+    return std::string();
   };
   tools.run = besideBenchmark("iree-run-module");
   tools.profile = besideBenchmark("iree-profile");

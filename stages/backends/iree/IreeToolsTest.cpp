@@ -1,6 +1,11 @@
 //===- IreeToolsTest.cpp - IREE versions and their spellings --------------===//
 #include "stages/backends/iree/IreeTools.h"
 
+#include "stages/backends/iree/TestUtil.h"
+
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+
 #include <gtest/gtest.h>
 
 using namespace retune;
@@ -152,4 +157,40 @@ TEST(IreeTools, RespellTerminatesAndSpellsEachRelease) {
             std::string::npos);
 }
 
+/// An empty executable at `path`.
+void executable(const std::string &path) {
+  std::error_code ec;
+  llvm::raw_fd_ostream(path, ec);
+  ASSERT_FALSE(ec) << path;
+  llvm::sys::fs::setPermissions(path, llvm::sys::fs::all_exe |
+                                          llvm::sys::fs::owner_read |
+                                          llvm::sys::fs::owner_write);
+}
+
+TEST(IreeTools, RuntimeToolsAreFoundBesideTheTargetOfALinkedBenchmark) {
+  std::string root = iree::testing::scratchDir("tools");
+  std::string install = root + "/venv/bin", onPath = root + "/onpath";
+  llvm::sys::fs::create_directories(install);
+  llvm::sys::fs::create_directories(onPath);
+  for (const char *tool : {"iree-compile", "iree-opt", "iree-benchmark-module",
+                           "iree-run-module", "iree-profile"})
+    executable(install + "/" + tool);
+  // Only the three tools the plan needs are linked where it looks.
+  for (const char *tool :
+       {"iree-compile", "iree-opt", "iree-benchmark-module"})
+    ASSERT_FALSE(llvm::sys::fs::create_link(install + "/" + tool,
+                                            onPath + "/" + tool));
+  IreeToolPaths paths;
+  paths.searchDir = onPath;
+  paths.version = "3.13.0";
+  Expected<IreeTools> tools = findIreeTools(paths, systemProcessRunner());
+  ASSERT_TRUE(static_cast<bool>(tools)) << llvm::toString(tools.takeError());
+  EXPECT_EQ(tools->benchmark, onPath + "/iree-benchmark-module");
+  llvm::SmallString<256> realInstall;
+  ASSERT_FALSE(llvm::sys::fs::real_path(install, realInstall));
+  EXPECT_EQ(tools->profile, (realInstall + "/iree-profile").str());
+  EXPECT_EQ(tools->run, (realInstall + "/iree-run-module").str());
+}
+
 } // namespace
+
