@@ -15,7 +15,6 @@
 #include "stages/backends/iree/DumpStage.h"
 
 #include "stages/backends/iree/IreeIr.h"
-
 #include "stages/backends/iree/IreeReader.h"
 #include "stages/backends/iree/IreeRun.h"
 #include "stages/backends/iree/ModelFlags.h"
