@@ -235,20 +235,31 @@ model_rounds = 2
 flag_sets = [["--iree-global-opt-data-tiling", "--iree-global-opt-enable-early-materialization"]]
 TOML
 tiles=--iree-llvmcpu-matmul-tile-bytes=16384
+reassociate=--iree-llvmcpu-reassociate-fp-reductions=true
 export FAKE_IREE_FASTER_WITH_FLAGS="--iree-global-opt-data-tiling $tiles"
 "$retune" plan "$cpu/tune.toml" -B "$cpu/build" >/dev/null 2>&1 || fail "retune plan (cpu)"
 ninja -C "$cpu/build" flags/chosen.json >"$work/cpu.log" 2>&1 || { fail "ninja flags (cpu)"; tail -20 "$work/cpu.log"; }
 expect_contains "$(json_field "$cpu/build/flags/chosen.json" 'len(d["sets"]), d["sets"][1]["flags"][-1], d["sets"][1]["status"], d["chosen"][-1]')" \
-  "2 $tiles ok $tiles" "the refinement was built, timed and, faster, chosen"
+  "3 $tiles ok $tiles" "the refinement was built, timed and, faster, chosen"
 expect_contains "$(json_field "$cpu/build/flags/chosen.json" 'd["sets"][1]["message"]')" \
   "tried for 2 workers" "the record says what the refinement is"
 expect_contains "$(cat "$cpu/build/compile_flags.txt")" "$tiles" "every later step builds with it"
-# One worker: nothing to share out, no refinement.
+# The chosen set is then tried with its reductions reassociated: this
+# model's module does not change, so it is not timed and the choice stands.
+expect_contains "$(json_field "$cpu/build/flags/chosen.json" 'd["sets"][2]["flags"][-2:], d["sets"][2]["status"], d["sets"][2]["message"]')" \
+  "['$tiles', '$reassociate'] not_applied its module is byte-identical to set1's" \
+  "reassociated reductions that change nothing are not timed"
+# One worker: nothing to share out, no finer tiles; reassociated reductions
+# that build faster code are chosen.
+export FAKE_IREE_FASTER_WITH_FLAGS="--iree-global-opt-data-tiling $reassociate"
 sed -i 's/^threads = 2/threads = 1/; s/^devices = .*/devices = ["local-sync"]/' "$cpu/tune.toml"
 "$retune" plan "$cpu/tune.toml" -B "$cpu/one" >/dev/null 2>&1 || fail "retune plan (cpu, 1 thread)"
 ninja -C "$cpu/one" flags/chosen.json >"$work/cpu.log" 2>&1 || { fail "ninja flags (cpu, 1 thread)"; tail -20 "$work/cpu.log"; }
-expect_contains "$(json_field "$cpu/one/flags/chosen.json" 'len(d["sets"]), d["chosen"][-1]')" \
-  "1 --iree-global-opt-enable-early-materialization" "on one worker the first choice stands"
+expect_contains "$(json_field "$cpu/one/flags/chosen.json" 'len(d["sets"]), d["sets"][1]["status"], d["chosen"]')" \
+  "2 ok ['--iree-global-opt-data-tiling', '--iree-global-opt-enable-early-materialization', '$reassociate']" \
+  "on one worker no finer tiles; reassociated reductions, faster, chosen"
+expect_contains "$(json_field "$cpu/one/flags/chosen.json" 'd["sets"][1]["message"]')" \
+  "the chosen set with its floating-point reductions reassociated" "the record says what that refinement is"
 unset FAKE_IREE_FASTER_WITH_FLAGS
 
 echo "== $failures failure(s)"

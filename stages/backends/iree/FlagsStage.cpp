@@ -5,9 +5,10 @@
 // a time, all before the first timing), checks each
 // build's results against the default's (OutputCheck), times those that pass
 // in turn with the default on one device, all in the same rounds (again,
-// while undecided, only the sets that could still be chosen), and writes
-// flags/chosen.json and
-// compile_flags.txt. A set that fails to compile or computes other results
+// while undecided, only the sets that could still be chosen), tries
+// refinements of its choice the same way (ModelFlags.h: finer matmul tiles
+// on several workers, reassociated reductions), and writes
+// flags/chosen.json and compile_flags.txt. A set that fails to compile or computes other results
 // is a recorded outcome, never an error. A model with strided
 // ConvTransposes or Gemms that share their weights is rewritten first
 // (ModelRewrite.h, flags/rewritten.mlir):
@@ -136,32 +137,21 @@ void settleUndecided(const ModelRunner &runner, FlagChoice &choice,
   }
 }
 
-/// After the first choice, on more than one worker: the fastest data-tiled
-/// set with its matmuls split finer (distributionRefinement) is built,
+/// After the first choice, a set refining one of the timed ones
+/// (`refined`: distributionRefinement, reductionRefinement) is built,
 /// checked, and timed in the same rounds as the set it refines, and the
-/// choice is made again over all sets. IREE's default tile (256 KB of
-/// operands) leaves MiniLM's, the CRNN's and the ViT's matmuls in too few
-/// pieces for two workers to share evenly (docs/iree-backend.md).
-void refineDistribution(const FlagsOptions &options, const ModelRunner &runner,
-                        FlagChoice &choice,
-                        std::vector<InterleavedOutcome> &timings,
-                        StringMap<std::string> &built) {
-  unsigned workers = deviceWorkers(options.run.iree.deviceFlags);
-  std::optional<Refinement> refined = distributionRefinement(
-      options.run.iree.compileFlags, choice, workers);
+/// choice is made again over all sets.
+void tryRefinement(const FlagsOptions &options, const ModelRunner &runner,
+                   std::optional<Refinement> refined, FlagChoice &choice,
+                   std::vector<InterleavedOutcome> &timings,
+                   StringMap<std::string> &built) {
   if (!refined || budgetSpent(options.outputPath))
     return;
   size_t k = choice.sets.size();
   FlagSetOutcome outcome =
       buildSet(runner, refined->flags, refined->input, setTag(k), built);
   if (outcome.status == Status::Ok)
-    outcome.message =
-        formatv("{0} with its data-tiled matmuls split in tiles of {1} bytes "
-                "of operands, tried for {2} workers",
-                refined->parent ? "the fastest data-tiled set"
-                                : "the default flags",
-                kRefinedMatmulTileBytes, workers)
-            .str();
+    outcome.message = refined->what;
   bool ok = outcome.status == Status::Ok;
   choice.sets.push_back(std::move(outcome));
   timings.emplace_back();
@@ -176,6 +166,24 @@ void refineDistribution(const FlagsOptions &options, const ModelRunner &runner,
   settleUndecided(runner, choice, timings, options.margin, options.outputPath,
                   k);
   chooseFlagSet(choice, options.margin);
+}
+
+/// The refinements, in turn, each of the choice the one before left: on
+/// more than one worker the fastest data-tiled set with its matmuls split
+/// finer (IREE's default tile, 256 KB of operands, leaves MiniLM's, the
+/// CRNN's and the ViT's matmuls in too few pieces for two workers to share
+/// evenly, docs/iree-backend.md), then the chosen set with its reductions
+/// reassociated.
+void refineChoice(const FlagsOptions &options, const ModelRunner &runner,
+                  FlagChoice &choice, std::vector<InterleavedOutcome> &timings,
+                  StringMap<std::string> &built) {
+  const std::vector<std::string> &compileFlags = options.run.iree.compileFlags;
+  unsigned workers = deviceWorkers(options.run.iree.deviceFlags);
+  tryRefinement(options, runner,
+                distributionRefinement(compileFlags, choice, workers), choice,
+                timings, built);
+  tryRefinement(options, runner, reductionRefinement(compileFlags, choice),
+                choice, timings, built);
 }
 
 /// Whole-model compiles at once in the search: two halves the wall time of
@@ -384,7 +392,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       break;
     }
   chooseFlagSet(choice, options.margin);
-  refineDistribution(options, *runner, choice, timings, built);
+  refineChoice(options, *runner, choice, timings, built);
   std::vector<std::vector<double>> runMedians;
   for (const InterleavedOutcome &timed : timings)
     runMedians.push_back(timed.tuned.runMediansUs);

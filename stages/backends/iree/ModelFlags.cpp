@@ -373,15 +373,53 @@ distributionRefinement(ArrayRef<std::string> compileFlags,
       fastest = k;
   // With the user's flags data-tiling, the default flags do too, at 1x
   // their own time: no set faster, and they are the ones refined.
+  auto what = [&](StringRef refined) {
+    return formatv("{0} with its data-tiled matmuls split in tiles of {1} "
+                   "bytes of operands, tried for {2} workers",
+                   refined, kRefinedMatmulTileBytes, workers)
+        .str();
+  };
   if (fastest && (!allDataTile || choice.sets[*fastest].ratio < 1)) {
     const FlagSetOutcome &parent = choice.sets[*fastest];
     FlagSet flags = parent.flags;
     flags.push_back(finer);
-    return Refinement{fastest, std::move(flags), parent.input};
+    return Refinement{fastest, std::move(flags), parent.input,
+                      what("the fastest data-tiled set")};
   }
   if (!allDataTile)
     return std::nullopt;
-  return Refinement{std::nullopt, FlagSet{finer}, ""};
+  return Refinement{std::nullopt, FlagSet{finer}, "",
+                    what("the default flags")};
+}
+
+namespace {
+/// Whether `flags` decide how floating-point reductions are ordered.
+bool ordersReductions(ArrayRef<std::string> flags) {
+  return llvm::any_of(flags, [](StringRef flag) {
+    return flag.starts_with("--iree-llvmcpu-reassociate-fp-reductions") ||
+           flag.starts_with("--iree-llvmcpu-mlir-opt-level");
+  });
+}
+} // namespace
+
+std::optional<Refinement>
+reductionRefinement(ArrayRef<std::string> compileFlags,
+                    const FlagChoice &choice) {
+  if (ordersReductions(compileFlags) || ordersReductions(choice.chosen))
+    return std::nullopt;
+  std::string what =
+      "with its floating-point reductions reassociated (vectors of partial "
+      "sums), as IREE's O2 codegen level does";
+  FlagSet flags = choice.chosen;
+  flags.push_back(kReassociateReductionsFlag.str());
+  if (choice.chosen.empty() && choice.chosenInput.empty())
+    return Refinement{std::nullopt, std::move(flags), "",
+                      "the default flags " + what};
+  for (auto [k, o] : enumerate(choice.sets))
+    if (o.status == Status::Ok && o.flags == choice.chosen &&
+        o.input == choice.chosenInput)
+      return Refinement{k, std::move(flags), o.input, "the chosen set " + what};
+  return std::nullopt;
 }
 
 } // namespace retune::iree

@@ -140,11 +140,13 @@ inline constexpr llvm::StringLiteral kMatmulTileBytesFlag =
 inline constexpr unsigned kRefinedMatmulTileBytes = 16384;
 
 /// A set the search tries after timing the others: `flags` built from
-/// `input`, refining set `parent` (none: the default flags).
+/// `input`, refining set `parent` (none: the default flags); `what` says
+/// so in the set's record.
 struct Refinement {
   std::optional<size_t> parent;
   FlagSet flags;
   std::string input;
+  std::string what;
 };
 
 /// On more than one worker, the fastest timed set whose build data-tiles
@@ -158,6 +160,26 @@ struct Refinement {
 std::optional<Refinement>
 distributionRefinement(llvm::ArrayRef<std::string> compileFlags,
                        const FlagChoice &choice, unsigned workers);
+
+/// IREE's switch for floating-point reductions: off by default in 3.13 (on
+/// at its O2 codegen level), each vector of a reduction is added into one
+/// scalar element by element, sixteen dependent adds a 16-wide vector; on,
+/// the loop keeps a vector of partial sums. A layer norm's sum of squares
+/// (the ViT's 257x384 f32, 1 thread, the dispatch benchmark): 70.5 us off,
+/// 5.9 us on; whole models at 1 thread: MiniLM 14.9-15.0 -> 14.4-14.6 ms,
+/// the ViT 175-180 -> 171-175 ms (docs/iree-backend.md).
+inline constexpr llvm::StringLiteral kReassociateReductionsFlag =
+    "--iree-llvmcpu-reassociate-fp-reductions=true";
+
+/// After the choice, on any number of workers: the chosen set (the default
+/// flags when none was chosen) with its floating-point reductions
+/// reassociated. Sums in another order round differently: the set's
+/// results are checked as every set's are. None when `compileFlags` or the
+/// chosen set decide it already (the flag, or IREE's codegen level
+/// `--iree-llvmcpu-mlir-opt-level`, which sets it).
+std::optional<Refinement>
+reductionRefinement(llvm::ArrayRef<std::string> compileFlags,
+                    const FlagChoice &choice);
 
 } // namespace retune::iree
 

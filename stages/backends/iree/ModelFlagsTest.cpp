@@ -259,6 +259,45 @@ TEST(ModelFlags, OnSeveralWorkersTheFastestDataTiledSetIsTriedWithFinerTiles) {
   }
 }
 
+TEST(ModelFlags, TheChosenSetIsTriedWithReassociatedReductions) {
+  const std::vector<std::string> cpu = {"--iree-llvmcpu-target-cpu=host"};
+  const std::string reassociate = "--iree-llvmcpu-reassociate-fp-reductions=true";
+  FlagChoice choice;
+  // The chosen set builds from the rewritten model; another set has the
+  // same flags on the model as given.
+  choice.sets = {measured({"--b"}, 0.95), measured({"--b"}, 0.8),
+                 measured({"--c"}, 0.5, Status::CompileError)};
+  choice.sets[1].input = "flags/rewritten.mlir";
+  chooseFlagSet(choice, 0.02);
+  std::optional<Refinement> refined = reductionRefinement(cpu, choice);
+  ASSERT_TRUE(refined.has_value());
+  EXPECT_EQ(refined->parent, std::optional<size_t>(1));
+  EXPECT_EQ(refined->flags, (FlagSet{"--b", reassociate}));
+  EXPECT_EQ(refined->input, "flags/rewritten.mlir");
+  EXPECT_NE(refined->what.find("the chosen set with its floating-point "
+                               "reductions reassociated"),
+            std::string::npos)
+      << refined->what;
+  // No set chosen: the default flags are refined.
+  FlagChoice slower;
+  slower.sets = {measured({"--b"}, 1.05)};
+  chooseFlagSet(slower, 0.02);
+  refined = reductionRefinement(cpu, slower);
+  ASSERT_TRUE(refined.has_value());
+  EXPECT_FALSE(refined->parent.has_value());
+  EXPECT_EQ(refined->flags, (FlagSet{reassociate}));
+  EXPECT_EQ(refined->input, "");
+  // The user's flags or the chosen set decide it already: theirs stay.
+  for (const char *own : {"--iree-llvmcpu-reassociate-fp-reductions=false",
+                          "--iree-llvmcpu-mlir-opt-level=O2"}) {
+    EXPECT_FALSE(reductionRefinement({own}, choice).has_value()) << own;
+    FlagChoice chosenOwn;
+    chosenOwn.sets = {measured({"--b", own}, 0.8)};
+    chooseFlagSet(chosenOwn, 0.02);
+    EXPECT_FALSE(reductionRefinement(cpu, chosenOwn).has_value()) << own;
+  }
+}
+
 TEST(ModelFlags, RecordsRoundTrip) {
   FlagChoice choice;
   choice.defaultMedianSeconds = 0.01;
