@@ -137,78 +137,79 @@ void settleUndecided(const ModelRunner &runner, FlagChoice &choice,
   }
 }
 
-/// After the first choice, a set refining one of the timed ones
-/// (`refined`: distributionRefinement, reductionRefinement) is built,
-/// checked, and timed in the same rounds as the set it refines, and the
-/// choice is made again over all sets.
-void tryRefinement(const FlagsOptions &options, const ModelRunner &runner,
-                   std::optional<Refinement> refined, FlagChoice &choice,
-                   std::vector<InterleavedOutcome> &timings,
-                   StringMap<std::string> &built) {
-  if (!refined || budgetSpent(options.outputPath))
-    return;
-  size_t k = choice.sets.size();
-  FlagSetOutcome outcome =
-      buildSet(runner, refined->flags, refined->input, setTag(k), built);
-  if (outcome.status == Status::Ok)
-    outcome.message = refined->what;
-  bool ok = outcome.status == Status::Ok;
-  choice.sets.push_back(std::move(outcome));
-  timings.emplace_back();
-  if (!ok)
-    return;
-  std::vector<size_t> timed = {k};
-  if (refined->parent)
-    timed.insert(timed.begin(), *refined->parent);
-  timeSets(runner, timed, choice, timings);
-  // The refinement alone is settled: the sets before it had their rounds,
-  // and each round of them all costs a run of every undecided set.
-  settleUndecided(runner, choice, timings, options.margin, options.outputPath,
-                  k);
-  chooseFlagSet(choice, options.margin);
-}
-
-/// The refinements, in turn, each of the choice the one before left: on
-/// more than one worker the fastest data-tiled set with its matmuls split
-/// finer (IREE's default tile, 256 KB of operands, leaves MiniLM's, the
-/// CRNN's and the ViT's matmuls in too few pieces for two workers to share
-/// evenly, docs/iree-backend.md), then the chosen set with its reductions
-/// reassociated.
-void refineChoice(const FlagsOptions &options, const ModelRunner &runner,
-                  FlagChoice &choice, std::vector<InterleavedOutcome> &timings,
-                  StringMap<std::string> &built) {
-  const std::vector<std::string> &compileFlags = options.run.iree.compileFlags;
-  unsigned workers = deviceWorkers(options.run.iree.deviceFlags);
-  tryRefinement(options, runner,
-                distributionRefinement(compileFlags, choice, workers), choice,
-                timings, built);
-  tryRefinement(options, runner, reductionRefinement(compileFlags, choice),
-                choice, timings, built);
-}
-
 /// Whole-model compiles at once in the search: two halves the wall time of
 /// the compiles (iree-compile keeps about one core busy) and doubles their
 /// memory, which a model with large weights may not have to spare.
 constexpr unsigned kCompilesAtOnce = 2;
 
-/// Compiles the default build and every set's, kCompilesAtOnce at a time,
-/// before any is timed: the search then finds each one built, and no
-/// compile ever runs beside a timing. The compile seconds each record keeps
-/// are those of a compile beside another, the default's as the sets'.
+/// Compiles sets `first`, `first + 1`, ... of the search (`sets`, each
+/// from its `inputs`), and the default build with them when `withDefault`,
+/// kCompilesAtOnce at a time, before any is timed: the search then finds
+/// each one built, and no compile ever runs beside a timing. The compile
+/// seconds each record keeps are those of a compile beside another, the
+/// default's as the sets'.
 void compileAhead(const ModelRunner &runner, ArrayRef<FlagSet> sets,
-                  ArrayRef<std::string> inputs, StringRef outputPath) {
+                  ArrayRef<std::string> inputs, StringRef outputPath,
+                  size_t first, bool withDefault) {
   unsigned width = std::min(
       kCompilesAtOnce, hardware_concurrency().compute_thread_count());
   if (width < 2)
     return;
   DefaultThreadPool pool(hardware_concurrency(width));
-  pool.async([&] { runner.compile("default", ""); });
+  if (withDefault)
+    pool.async([&] { runner.compile("default", ""); });
   for (size_t k = 0; k < sets.size(); ++k)
     pool.async([&, k] {
       if (!budgetSpent(outputPath))
-        runner.compile(setTag(k), "", sets[k], inputs[k]);
+        runner.compile(setTag(first + k), "", sets[k], inputs[k]);
     });
   pool.wait();
+}
+
+/// After the first choice, the sets refining it (`refined`,
+/// choiceRefinements) are built, checked, and timed together in the same
+/// rounds as the sets they refine, and the choice is made again over all
+/// sets. Timed together, a round costs one run of each rather than one of
+/// the default build and the refined set again for each refinement.
+void tryRefinements(const FlagsOptions &options, const ModelRunner &runner,
+                    ArrayRef<Refinement> refined, FlagChoice &choice,
+                    std::vector<InterleavedOutcome> &timings,
+                    StringMap<std::string> &built) {
+  if (refined.empty() || budgetSpent(options.outputPath))
+    return;
+  size_t first = choice.sets.size();
+  std::vector<FlagSet> flags;
+  std::vector<std::string> inputs;
+  for (const Refinement &r : refined) {
+    flags.push_back(r.flags);
+    inputs.push_back(r.input);
+  }
+  compileAhead(runner, flags, inputs, options.outputPath, first,
+               /*withDefault=*/false);
+  std::vector<size_t> timed;
+  for (const Refinement &r : refined) {
+    size_t k = choice.sets.size();
+    FlagSetOutcome outcome =
+        buildSet(runner, r.flags, r.input, setTag(k), built);
+    if (outcome.status == Status::Ok) {
+      outcome.message = r.what;
+      timed.push_back(k);
+      if (r.parent)
+        timed.push_back(*r.parent);
+    }
+    choice.sets.push_back(std::move(outcome));
+    timings.emplace_back();
+  }
+  if (llvm::none_of(timed, [&](size_t k) { return k >= first; }))
+    return;
+  llvm::sort(timed);
+  timed.erase(std::unique(timed.begin(), timed.end()), timed.end());
+  timeSets(runner, timed, choice, timings);
+  // The refinements alone are settled: the sets before them had their
+  // rounds, and each round of them all costs a run of every undecided set.
+  settleUndecided(runner, choice, timings, options.margin, options.outputPath,
+                  first);
+  chooseFlagSet(choice, options.margin);
 }
 
 /// Why the model is searched as given although it has ops to rewrite.
@@ -344,7 +345,8 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
   if (*rewritten)
     sets->insert(sets->begin(), FlagSet());
   std::vector<std::string> inputs(sets->size(), input);
-  compileAhead(*runner, *sets, inputs, options.outputPath);
+  compileAhead(*runner, *sets, inputs, options.outputPath, 0,
+               /*withDefault=*/true);
   // The default build's results on seeded inputs: every set must match.
   Expected<CompileRecord> base =
       runner->buildReference("default", "with the default flags");
@@ -392,7 +394,10 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
       break;
     }
   chooseFlagSet(choice, options.margin);
-  refineChoice(options, *runner, choice, timings, built);
+  tryRefinements(options, *runner,
+                 choiceRefinements(options.run.iree.compileFlags, choice,
+                                   deviceWorkers(options.run.iree.deviceFlags)),
+                 choice, timings, built);
   std::vector<std::vector<double>> runMedians;
   for (const InterleavedOutcome &timed : timings)
     runMedians.push_back(timed.tuned.runMediansUs);

@@ -181,6 +181,14 @@ std::optional<Refinement>
 reductionRefinement(llvm::ArrayRef<std::string> compileFlags,
                     const FlagChoice &choice);
 
+/// The refinements the search tries together after its first choice: on
+/// more than one worker the distribution refinement and the same with its
+/// reductions reassociated; on any number the reduction refinement. Each
+/// once, as flags and input go.
+std::vector<Refinement>
+choiceRefinements(llvm::ArrayRef<std::string> compileFlags,
+                  const FlagChoice &choice, unsigned workers);
+
 } // namespace retune::iree
 
 #endif // RETUNE_IREE_MODELFLAGS_H

@@ -298,6 +298,56 @@ TEST(ModelFlags, TheChosenSetIsTriedWithReassociatedReductions) {
   }
 }
 
+TEST(ModelFlags, RefinementsAreTriedTogetherEachOnce) {
+  const FlagSet tiling = {"--iree-global-opt-data-tiling",
+                          "--iree-global-opt-enable-early-materialization"};
+  const std::vector<std::string> cpu = {"--iree-llvmcpu-target-cpu=host"};
+  const std::string tiles = "--iree-llvmcpu-matmul-tile-bytes=16384";
+  const std::string reassociate = "--iree-llvmcpu-reassociate-fp-reductions=true";
+  auto flagsOf = [](const std::vector<Refinement> &refinements) {
+    std::vector<FlagSet> flags;
+    for (const Refinement &r : refinements)
+      flags.push_back(r.flags);
+    return flags;
+  };
+  auto with = [](FlagSet flags, std::initializer_list<std::string> more) {
+    flags.insert(flags.end(), more);
+    return flags;
+  };
+  // The data-tiled set is chosen: finer tiles, finer tiles with
+  // reassociated reductions and reassociated reductions, all refining it.
+  FlagChoice chosen;
+  chosen.sets = {measured(tiling, 0.9)};
+  chooseFlagSet(chosen, 0.02);
+  std::vector<Refinement> two = choiceRefinements(cpu, chosen, 2);
+  EXPECT_EQ(flagsOf(two), (std::vector<FlagSet>{
+                              with(tiling, {tiles}),
+                              with(tiling, {tiles, reassociate}),
+                              with(tiling, {reassociate})}));
+  ASSERT_EQ(two.size(), 3u);
+  EXPECT_EQ(two[2].parent, std::optional<size_t>(0));
+  EXPECT_EQ(two[1].parent, std::optional<size_t>(0));
+  EXPECT_NE(two[1].what.find("tried for 2 workers, and its floating-point "
+                             "reductions reassociated"),
+            std::string::npos)
+      << two[1].what;
+  // Another set is chosen: its reduction refinement refines it.
+  FlagChoice other;
+  other.sets = {measured({"--b"}, 0.8), measured(tiling, 0.9)};
+  chooseFlagSet(other, 0.02);
+  EXPECT_EQ(flagsOf(choiceRefinements(cpu, other, 2)),
+            (std::vector<FlagSet>{with(tiling, {tiles}),
+                                  with(tiling, {tiles, reassociate}),
+                                  {"--b", reassociate}}));
+  // One worker: the reduction refinement alone.
+  EXPECT_EQ(flagsOf(choiceRefinements(cpu, chosen, 1)),
+            (std::vector<FlagSet>{with(tiling, {reassociate})}));
+  // The user's flags order the reductions: finer tiles alone.
+  EXPECT_EQ(flagsOf(choiceRefinements(
+                {"--iree-llvmcpu-reassociate-fp-reductions=false"}, chosen, 2)),
+            (std::vector<FlagSet>{with(tiling, {tiles})}));
+}
+
 TEST(ModelFlags, RecordsRoundTrip) {
   FlagChoice choice;
   choice.defaultMedianSeconds = 0.01;
