@@ -262,7 +262,7 @@ expect_contains "$(json_field "$cpu/one/flags/chosen.json" 'len(d["sets"]), d["s
   "2 ok ['--iree-global-opt-data-tiling', '--iree-global-opt-enable-early-materialization', '$reassociate']" \
   "on one worker no finer tiles; reassociated reductions, faster, chosen"
 expect_contains "$(json_field "$cpu/one/flags/chosen.json" 'd["sets"][1]["message"]')" \
-  "the chosen set with its floating-point reductions reassociated" "the record says what that refinement is"
+  "the chosen set with floating-point reductions reassociated" "the record says what that refinement is"
 unset FAKE_IREE_FASTER_WITH_FLAGS
 
 echo "== $failures failure(s)"

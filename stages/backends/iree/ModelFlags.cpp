@@ -404,8 +404,8 @@ bool ordersReductions(ArrayRef<std::string> flags) {
 
 /// What a reduction refinement adds to the description of what it refines.
 constexpr StringLiteral kReassociated =
-    "with its floating-point reductions reassociated (vectors of partial "
-    "sums), as IREE's O2 codegen level does";
+    "with floating-point reductions reassociated (vectors of partial sums), "
+    "as IREE's O2 codegen level does";
 } // namespace
 
 std::optional<Refinement>
@@ -443,7 +443,7 @@ choiceRefinements(ArrayRef<std::string> compileFlags, const FlagChoice &choice,
     if (!ordersReductions(compileFlags) && !ordersReductions(finer->flags)) {
       Refinement both = *finer;
       both.flags.push_back(kReassociateReductionsFlag.str());
-      both.what += (", and " + kReassociated.drop_front(5)).str();
+      both.what += (", and " + kReassociated).str();
       add(std::move(both));
     }
   }

@@ -274,7 +274,7 @@ TEST(ModelFlags, TheChosenSetIsTriedWithReassociatedReductions) {
   EXPECT_EQ(refined->parent, std::optional<size_t>(1));
   EXPECT_EQ(refined->flags, (FlagSet{"--b", reassociate}));
   EXPECT_EQ(refined->input, "flags/rewritten.mlir");
-  EXPECT_NE(refined->what.find("the chosen set with its floating-point "
+  EXPECT_NE(refined->what.find("the chosen set with floating-point "
                                "reductions reassociated"),
             std::string::npos)
       << refined->what;
@@ -327,7 +327,7 @@ TEST(ModelFlags, RefinementsAreTriedTogetherEachOnce) {
   ASSERT_EQ(two.size(), 3u);
   EXPECT_EQ(two[2].parent, std::optional<size_t>(0));
   EXPECT_EQ(two[1].parent, std::optional<size_t>(0));
-  EXPECT_NE(two[1].what.find("tried for 2 workers, and its floating-point "
+  EXPECT_NE(two[1].what.find("tried for 2 workers, and with floating-point "
                              "reductions reassociated"),
             std::string::npos)
       << two[1].what;
