@@ -8,12 +8,12 @@
 // while undecided, only the sets that could still be chosen), tries
 // refinements of its choice the same way (ModelFlags.h: finer matmul tiles
 // on several workers, reassociated reductions), and writes
-// flags/chosen.json and compile_flags.txt. A set that fails to compile or computes other results
-// is a recorded outcome, never an error. A model with strided
-// ConvTransposes or Gemms that share their weights is rewritten first
-// (ModelRewrite.h, flags/rewritten.mlir):
-// every set, and the default flags as one more, builds from the rewrite,
-// checked and timed against the default build of the model as given.
+// flags/chosen.json and compile_flags.txt. A set that fails to compile or
+// computes other results is a recorded outcome, never an error. A model
+// with strided ConvTransposes or Gemms that share their weights is
+// rewritten first (ModelRewrite.h, flags/rewritten.mlir): every set, and
+// the default flags as one more, builds from the rewrite, checked and timed
+// against the default build of the model as given.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/FlagsStage.h"
@@ -200,7 +200,7 @@ void tryRefinements(const FlagsOptions &options, const ModelRunner &runner,
     choice.sets.push_back(std::move(outcome));
     timings.emplace_back();
   }
-  if (llvm::none_of(timed, [&](size_t k) { return k >= first; }))
+  if (timed.empty())
     return;
   llvm::sort(timed);
   timed.erase(std::unique(timed.begin(), timed.end()), timed.end());

@@ -261,7 +261,8 @@ TEST(ModelFlags, OnSeveralWorkersTheFastestDataTiledSetIsTriedWithFinerTiles) {
 
 TEST(ModelFlags, TheChosenSetIsTriedWithReassociatedReductions) {
   const std::vector<std::string> cpu = {"--iree-llvmcpu-target-cpu=host"};
-  const std::string reassociate = "--iree-llvmcpu-reassociate-fp-reductions=true";
+  const std::string reassociate =
+      "--iree-llvmcpu-reassociate-fp-reductions=true";
   FlagChoice choice;
   // The chosen set builds from the rewritten model; another set has the
   // same flags on the model as given.
@@ -303,7 +304,8 @@ TEST(ModelFlags, RefinementsAreTriedTogetherEachOnce) {
                           "--iree-global-opt-enable-early-materialization"};
   const std::vector<std::string> cpu = {"--iree-llvmcpu-target-cpu=host"};
   const std::string tiles = "--iree-llvmcpu-matmul-tile-bytes=16384";
-  const std::string reassociate = "--iree-llvmcpu-reassociate-fp-reductions=true";
+  const std::string reassociate =
+      "--iree-llvmcpu-reassociate-fp-reductions=true";
   auto flagsOf = [](const std::vector<Refinement> &refinements) {
     std::vector<FlagSet> flags;
     for (const Refinement &r : refinements)
