@@ -371,14 +371,14 @@ distributionRefinement(ArrayRef<std::string> compileFlags,
         (allDataTile || dataTiles(o.flags)) && !setsTileBytes(o.flags) &&
         (!fastest || o.ratio < choice.sets[*fastest].ratio))
       fastest = k;
-  // With the user's flags data-tiling, the default flags do too, at 1x
-  // their own time: no set faster, and they are the ones refined.
   auto what = [&](StringRef refined) {
     return formatv("{0} with its data-tiled matmuls split in tiles of {1} "
                    "bytes of operands, tried for {2} workers",
                    refined, kRefinedMatmulTileBytes, workers)
         .str();
   };
+  // With the user's flags data-tiling, the default flags do too, at 1x
+  // their own time: no set faster, and they are the ones refined.
   if (fastest && (!allDataTile || choice.sets[*fastest].ratio < 1)) {
     const FlagSetOutcome &parent = choice.sets[*fastest];
     FlagSet flags = parent.flags;
@@ -396,11 +396,10 @@ namespace {
 /// Whether `flags` decide how floating-point reductions are ordered.
 bool ordersReductions(ArrayRef<std::string> flags) {
   return llvm::any_of(flags, [](StringRef flag) {
-    return flag.starts_with("--iree-llvmcpu-reassociate-fp-reductions") ||
+    return flag.starts_with(kReassociateReductionsFlag.split('=').first) ||
            flag.starts_with("--iree-llvmcpu-mlir-opt-level");
   });
 }
-
 
 /// What a reduction refinement adds to the description of what it refines.
 constexpr StringLiteral kReassociated =
