@@ -256,7 +256,9 @@ Expected<std::optional<std::string>> rewriteModel(const ModelRunner &runner,
   }
   RewriteReport all;
   for (auto rewrite : {rewriteStridedConvTransposes, rewritePatchConvolutions,
-                       rewriteDepthwiseConvolutions, batchSharedWeightGemms}) {
+                       rewriteDepthwiseConvolutions,
+                       addWinogradConvolutionBiasesAfter,
+                       batchSharedWeightGemms}) {
     Expected<RewriteReport> report = rewrite(**module);
     if (!report) {
       noteNotRewritten(toString(report.takeError()));

@@ -20,7 +20,14 @@ namespace retune::iree {
 // - convolutions as im2col + matmul, data tiled, with a 128 KB stack limit:
 //   the CRNN 50 -> 18 ms; with data tiling under IREE's default 32 KB limit
 //   it fails to compile ("exceeded stack allocation limit", 80 KB), and
-//   128 KB is the stack of an IREE task worker (--task_worker_stack_size).
+//   128 KB is the stack of an IREE task worker (--task_worker_stack_size);
+// - the same with 3x3 convolutions at stride 1 by Winograd's F(6x6, 3x3)
+//   (IREE's preprocessing transform) and each transformed filter, 64/9 of
+//   its weights, evaluated once rather than on every run: IREE hoists a
+//   constant expression only up to 1 MB of growth, and VGG16's filter
+//   transforms alone ran 380 ms a run. VGG16 495-504 -> 298 ms, the PP-OCRv4
+//   detector 244-262 -> 219-237 ms, the CRNN 13.6-13.9 -> 12.5-12.6 ms
+//   (docs/iree-backend.md, "Winograd convolutions").
 //
 // Data tiling takes IREE's global-optimization path with early
 // materialization of the encodings. Its default path in 3.13
@@ -50,12 +57,22 @@ std::vector<FlagSet> defaultCpuFlagSets() {
   const std::string channelsLast =
       "--iree-preprocessing-pass-pipeline=builtin.module(util.func("
       "iree-preprocessing-convert-conv-to-channels-last))";
+  const std::string im2col = "--iree-global-opt-use-im2col-for-convs";
+  const std::string stackLimit = "--iree-llvmcpu-stack-allocation-limit=131072";
+  // Winograd drops a biased convolution's bias in IREE 3.13: the flag
+  // search's rewrite adds it after (addWinogradConvolutionBiasesAfter).
+  const std::string winograd =
+      "--iree-preprocessing-pass-pipeline=builtin.module(util.func("
+      "iree-linalg-ext-convert-conv2d-to-winograd{replace-all-convs=true}))";
+  // 256 MiB: the filters of a 3x3 layer of 2048 by 2048 channels.
+  const std::string hoistFilters =
+      "--iree-opt-const-expr-max-size-increase-threshold=268435456";
   return {withDataTiling({ukernels}),
           withDataTiling({}),
           withDataTiling({ukernels, tileOps + "matmul", tileOps + "convolution"}),
-          withDataTiling({"--iree-global-opt-use-im2col-for-convs", ukernels,
-                          "--iree-llvmcpu-stack-allocation-limit=131072"}),
-          withDataTiling({channelsLast})};
+          withDataTiling({im2col, ukernels, stackLimit}),
+          withDataTiling({channelsLast}),
+          withDataTiling({im2col, ukernels, stackLimit, winograd, hoistFilters})};
 }
 
 namespace {

@@ -36,7 +36,8 @@ using FlagSet = std::vector<std::string>;
 
 /// The flag sets iree-compile is tried with on llvm-cpu when tune.toml says
 /// nothing: data tiling with and without microkernels, of convolutions
-/// too, and convolutions as im2col matmuls (ModelFlags.cpp says why).
+/// too, convolutions as im2col matmuls, channels-last, and 3x3
+/// convolutions by Winograd (ModelFlags.cpp says why).
 std::vector<FlagSet> defaultCpuFlagSets();
 
 /// flags/sets.json.

@@ -754,6 +754,81 @@ Expected<RewriteReport> rewriteDepthwiseConvolutions(const IreeIrModule &module)
 
 namespace {
 
+/// What the bias rewrite needs of one convolution.
+struct BiasedConv : ConvShapes {};
+
+/// Whether `op` is a 2-D convolution IREE's Winograd transform takes (a
+/// 3x3 kernel at stride 1, one group) and adds a bias. Others are not of
+/// the bias rewrite's kind.
+bool isBiasedWinogradConv(const IreeIrOp &op) {
+  if (!isOnnx(op, "Conv") || op.numOperands() < 3 ||
+      !StringRef(op.operandType(2)).starts_with("!torch.vtensor<"))
+    return false;
+  if (op.hasAttr("torch.onnx.group") && op.attr("torch.onnx.group") != si64(1))
+    return false;
+  std::optional<std::vector<int64_t>> kernel = kernelOf(op);
+  return kernel && *kernel == std::vector<int64_t>{3, 3} &&
+         onnxInts(op, "strides", {1, 1}) == std::vector<int64_t>{1, 1};
+}
+
+/// The convolution as the bias rewrite takes it, or why it is left as it is.
+std::variant<BiasedConv, std::string> readBiasedConv(const IreeIrOp &op) {
+  std::optional<ConvShapes> shapes = convShapes(op);
+  if (!shapes)
+    return kNotStatic2d.str();
+  if (std::optional<std::string> why = unplainConv(op))
+    return *why;
+  BiasedConv bc;
+  static_cast<ConvShapes &>(bc) = *shapes;
+  return bc;
+}
+
+/// Replaces `op` by the convolution without its bias and an `onnx.Add` of
+/// the bias as [1, F, 1, 1].
+Error addBiasAfter(const IreeIrOp &op, const BiasedConv &bc) {
+  OnnxBuilder b(op);
+  std::vector<std::pair<std::string, std::string>> attributes;
+  for (StringRef name : {"auto_pad", "dilations", "group", "kernel_shape",
+                         "pads", "strides"})
+    if (std::string value = op.attr(("torch.onnx." + name).str());
+        !value.empty())
+      attributes.push_back({name.str(), value});
+  Expected<IreeIrValue> unbiased = b.op("Conv", {op.operand(0), op.operand(1)},
+                                        op.resultType(0), attributes);
+  if (!unbiased)
+    return unbiased.takeError();
+  int64_t f = bc.output.dims[1];
+  Expected<IreeIrValue> perChannel = b.indices({1, f, 1, 1});
+  if (!perChannel)
+    return perChannel.takeError();
+  Expected<IreeIrValue> bias = b.op("Reshape", {op.operand(2), *perChannel},
+                                    vtensor({1, f, 1, 1}, bc.weights.element));
+  if (!bias)
+    return bias.takeError();
+  Expected<IreeIrValue> biased =
+      b.op("Add", {*unbiased, *bias}, op.resultType(0));
+  if (!biased)
+    return biased.takeError();
+  op.replaceUsesOfResult(0, *biased);
+  op.erase();
+  return Error::success();
+}
+
+} // namespace
+
+Expected<RewriteReport> addWinogradConvolutionBiasesAfter(const IreeIrModule &module) {
+  return rewriteEachConv(
+      module, isBiasedWinogradConv, readBiasedConv, addBiasAfter,
+      [](const BiasedConv &bc) {
+        return formatv("{0} -> {1}, 3x3 at stride 1 with a bias: the bias "
+                       "added after it",
+                       dims(bc.input.dims), dims(bc.output.dims))
+            .str();
+      });
+}
+
+namespace {
+
 /// Ops that only index or reshape their operands: moving one up, before
 /// ops it does not read, changes nothing it computes.
 bool onlyIndexes(const IreeIrOp &op) {

@@ -99,6 +99,20 @@ Expected<RewriteReport> rewriteDepthwiseConvolutions(const IreeIrModule &module)
 /// on the group's results (the recurrence) stays as it is.
 Expected<RewriteReport> batchSharedWeightGemms(const IreeIrModule &module);
 
+/// Rewrites every 2-D `onnx.Conv` that IREE's Winograd transform takes (a
+/// 3x3 kernel at stride 1, group 1, no dilation, static shapes) and that
+/// adds a bias into the convolution without it and an `onnx.Add` of the
+/// bias as [1, F, 1, 1]. torch-mlir's lowering starts such a convolution
+/// from its bias broadcast over the output, and IREE 3.13's transform
+/// (`iree-linalg-ext-convert-conv2d-to-winograd`) drops that initial value:
+/// a biased convolution through it computes without its bias (the flag
+/// search's Winograd set, ModelFlags.cpp). Added after, the bias is an
+/// elementwise op IREE fuses into the convolution's dispatch in every set
+/// (measured: VGG16's data-tiled im2col set 527-561 -> 504-539 ms,
+/// docs/iree-backend.md). An error only when IREE refuses an op built here.
+Expected<RewriteReport>
+addWinogradConvolutionBiasesAfter(const IreeIrModule &module);
+
 } // namespace retune::iree
 
 #endif // RETUNE_IREE_MODELREWRITE_H
