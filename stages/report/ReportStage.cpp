@@ -603,9 +603,9 @@ std::optional<FlagChoiceSummary> readFlagChoice() {
                       "rewrite(s) (flags/chosen.json's `rewritten`: strided "
                       "ConvTransposes as stride phases, patch convolutions "
                       "as Gemms, depthwise convolutions as shifted "
-                      "multiply-adds, Gemms sharing weights batched); compile "
-                      "it "
-                      "in place of the model as given",
+                      "multiply-adds, 3x3 convolutions' biases added after "
+                      "them, Gemms sharing weights batched); compile it in "
+                      "place of the model as given",
                       input, rewritten->size())
                   .str();
   result.summary =

@@ -10,8 +10,8 @@
 // on several workers, reassociated reductions), and writes
 // flags/chosen.json and compile_flags.txt. A set that fails to compile or
 // computes other results is a recorded outcome, never an error. A model
-// with strided ConvTransposes or Gemms that share their weights is
-// rewritten first (ModelRewrite.h, flags/rewritten.mlir): every set, and
+// with ops ModelRewrite.h rewrites (strided ConvTransposes, Gemms that
+// share their weights, ...) is rewritten first (ModelRewrite.h, flags/rewritten.mlir): every set, and
 // the default flags as one more, builds from the rewrite, checked and timed
 // against the default build of the model as given.
 //
@@ -225,7 +225,8 @@ constexpr StringLiteral kNothingRewritten =
     "not_rewritten says what it left): compile the model as given.\n";
 
 /// The model with its strided ConvTransposes, its patch and depthwise
-/// convolutions and its Gemms that share weights rewritten
+/// convolutions, its biased 3x3 convolutions and its Gemms that share
+/// weights rewritten
 /// (ModelRewrite.h), as IREE prints it, and what was rewritten in
 /// `choice`; none when the model has nothing to rewrite. A rewrite that
 /// cannot be made (no IREE library, which makes it, or an op IREE refuses)

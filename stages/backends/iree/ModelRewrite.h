@@ -33,6 +33,10 @@
 // Gemms that share their weights and not their inputs' dependencies are
 // batched into one (batchSharedWeightGemms).
 //
+// A 3x3 convolution at stride 1 with a bias adds its bias after it, which
+// the flag search's Winograd set needs to compute right
+// (addWinogradConvolutionBiasesAfter).
+//
 //===----------------------------------------------------------------------===//
 #ifndef RETUNE_IREE_MODELREWRITE_H
 #define RETUNE_IREE_MODELREWRITE_H
