@@ -29,6 +29,7 @@
 
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringMap.h"
+#include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/raw_ostream.h"
 #include "llvm/Support/ThreadPool.h"
@@ -63,6 +64,14 @@ void recordTiming(FlagSetOutcome &outcome, const InterleavedOutcome &timed) {
   outcome.unsteady = tooFewSteadyRuns(timed);
 }
 
+/// Bytes of build `tag`'s module, 0 when it cannot be read.
+uint64_t moduleBytes(const ModelRunner &runner, StringRef tag) {
+  uint64_t bytes = 0;
+  if (sys::fs::file_size(runner.options().inWork(tag + ".vmfb"), bytes))
+    return 0;
+  return bytes;
+}
+
 /// Builds one flag set and checks its results against the default
 /// build's (tag "default"), not timed yet: a set that stays Ok is timed
 /// with the others (timeSets). `built` names the builds so far by their
@@ -84,6 +93,7 @@ FlagSetOutcome buildSet(const ModelRunner &runner, const FlagSet &flags,
     outcome.message = compiled.message;
     return outcome;
   }
+  outcome.moduleBytes = moduleBytes(runner, tag);
   if (!compiled.artifactHash.empty()) {
     auto [same, isNew] = built.try_emplace(compiled.artifactHash, tag.str());
     if (!isNew) {
@@ -357,6 +367,7 @@ Error runFlagsStage(const FlagsOptions &options, ProcessRunner &processes) {
     return base.takeError();
   choice.defaultCompileSeconds = base->seconds;
   choice.defaultCompilePasses = runner->slowestPasses("default");
+  choice.defaultModuleBytes = moduleBytes(*runner, "default");
   StringMap<std::string> built;
   if (!base->artifactHash.empty())
     built[base->artifactHash] = "the default flags";

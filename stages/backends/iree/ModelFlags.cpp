@@ -131,6 +131,8 @@ json::Value toJson(const FlagChoice &choice) {
                        {"compile_passes", toJson(o.compilePasses)}};
     if (!o.input.empty())
       entry["input"] = o.input;
+    if (o.moduleBytes)
+      entry["module_bytes"] = int64_t(o.moduleBytes);
     if (o.status == Status::Ok) {
       entry["median_s"] = o.medianSeconds;
       entry["ratio"] = o.ratio;
@@ -142,6 +144,7 @@ json::Value toJson(const FlagChoice &choice) {
                    {"default_median_s", choice.defaultMedianSeconds},
                    {"default_compile_s", choice.defaultCompileSeconds},
                    {"default_compile_passes", toJson(choice.defaultCompilePasses)},
+                   {"default_module_bytes", int64_t(choice.defaultModuleBytes)},
                    {"sets", std::move(sets)},
                    {"chosen", toArray(choice.chosen)},
                    {"tied_with", toArray(choice.tiedWith)},
@@ -189,6 +192,8 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
       object->getNumber("default_compile_s").value_or(0);
   choice.defaultCompilePasses =
       passTimesFromJson(object->get("default_compile_passes"));
+  choice.defaultModuleBytes =
+      object->getInteger("default_module_bytes").value_or(0);
   choice.reason = object->getString("reason").value_or("").str();
   if (const json::Array *sets = object->getArray("sets"))
     for (const json::Value &set : *sets) {
@@ -210,6 +215,7 @@ Expected<FlagChoice> flagChoiceFromJson(const json::Value &value) {
       o.compileSeconds = entry->getNumber("compile_s").value_or(0);
       o.compileCached = entry->getBoolean("compile_cached").value_or(false);
       o.compilePasses = passTimesFromJson(entry->get("compile_passes"));
+      o.moduleBytes = entry->getInteger("module_bytes").value_or(0);
       choice.sets.push_back(std::move(o));
     }
   return choice;
@@ -227,6 +233,24 @@ static std::string compileCost(const FlagSetOutcome &set,
                  "{2:f1} s{3})",
                  set.compileSeconds, ratio, defaultSeconds,
                  ratio > 2 ? ": a slower build for every tune and deploy" : "")
+      .str();
+}
+
+/// The chosen set's module next to the default build's, said as part of the
+/// reason when it is half as large again or more ("" otherwise or when
+/// either size is unknown): the price of constants IREE computes once at
+/// compile time (the Winograd set's filters: VGG16 with its weights inline
+/// 65 -> 425 MB, docs/iree-backend.md), paid by every deployment.
+static std::string moduleCost(const FlagSetOutcome &set, uint64_t defaultBytes) {
+  if (!set.moduleBytes || !defaultBytes)
+    return "";
+  double ratio = double(set.moduleBytes) / double(defaultBytes);
+  if (ratio < 1.5)
+    return "";
+  return formatv("; its module is {0:f1} MB ({1:f2}x the default flags' "
+                 "{2:f1} MB: constants IREE computes once, which every "
+                 "deployment carries; [iree] flag_sets can leave the set out)",
+                 set.moduleBytes / 1e6, ratio, defaultBytes / 1e6)
       .str();
 }
 
@@ -285,6 +309,7 @@ void chooseFlagSet(FlagChoice &choice, double margin) {
                             describeSet(*chosen), chosen->ratio)
                         .str();
     choice.reason += compileCost(*chosen, choice.defaultCompileSeconds);
+    choice.reason += moduleCost(*chosen, choice.defaultModuleBytes);
     choice.reason += skippedSets(choice);
     return;
   }

@@ -71,6 +71,10 @@ struct FlagSetOutcome {
   bool compileCached = false;
   /// Where that compile's time went (CompileTiming.h).
   std::vector<PassTime> compilePasses;
+  /// Bytes of the set's module (.vmfb); 0 when unknown. Constants IREE
+  /// computes once at compile time (Winograd's filters) grow it, and every
+  /// deployment carries them.
+  uint64_t moduleBytes = 0;
 };
 
 /// flags/chosen.json.
@@ -79,6 +83,8 @@ struct FlagChoice {
   /// Seconds the whole-model compile with the default flags took.
   double defaultCompileSeconds = 0;
   std::vector<PassTime> defaultCompilePasses;
+  /// Bytes of the default build's module; 0 when unknown.
+  uint64_t defaultModuleBytes = 0;
   std::vector<FlagSetOutcome> sets;
   /// The chosen set (empty: the default flags won, or the default flags on
   /// the rewritten model when `chosenInput` names it).

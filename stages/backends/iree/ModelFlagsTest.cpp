@@ -350,6 +350,30 @@ TEST(ModelFlags, RefinementsAreTriedTogetherEachOnce) {
             (std::vector<FlagSet>{with(tiling, {tiles})}));
 }
 
+TEST(ModelFlags, TheReasonSaysWhatTheChosenSetsModuleWeighs) {
+  // A set whose module is 4.3x the default's (the Winograd set's hoisted
+  // filters on the PP-OCRv4 detector: 12.7 -> 54.9 MB) is chosen, and the
+  // reason says what every deployment carries; 1.2x is not called out.
+  FlagChoice choice;
+  choice.defaultModuleBytes = 12'700'000;
+  choice.sets = {measured({"--hoist"}, 0.8)};
+  choice.sets[0].moduleBytes = 54'900'000;
+  chooseFlagSet(choice, 0.02);
+  EXPECT_EQ(choice.chosen, FlagSet{"--hoist"});
+  EXPECT_NE(choice.reason.find("; its module is 54.9 MB (4.32x the default "
+                               "flags' 12.7 MB: constants IREE computes once"),
+            std::string::npos)
+      << choice.reason;
+  Expected<FlagChoice> back = flagChoiceFromJson(toJson(choice));
+  ASSERT_TRUE(static_cast<bool>(back)) << llvm::toString(back.takeError());
+  EXPECT_EQ(back->defaultModuleBytes, 12'700'000u);
+  EXPECT_EQ(back->sets[0].moduleBytes, 54'900'000u);
+  choice.sets[0].moduleBytes = 15'240'000;
+  chooseFlagSet(choice, 0.02);
+  EXPECT_EQ(choice.reason.find("its module is"), std::string::npos)
+      << choice.reason;
+}
+
 TEST(ModelFlags, RecordsRoundTrip) {
   FlagChoice choice;
   choice.defaultMedianSeconds = 0.01;
