@@ -11,9 +11,9 @@
 // flags/chosen.json and compile_flags.txt. A set that fails to compile or
 // computes other results is a recorded outcome, never an error. A model
 // with ops ModelRewrite.h rewrites (strided ConvTransposes, Gemms that
-// share their weights, ...) is rewritten first (ModelRewrite.h, flags/rewritten.mlir): every set, and
-// the default flags as one more, builds from the rewrite, checked and timed
-// against the default build of the model as given.
+// share their weights, ...) is rewritten first (flags/rewritten.mlir):
+// every set, and the default flags as one more, builds from the rewrite,
+// checked and timed against the default build of the model as given.
 //
 //===----------------------------------------------------------------------===//
 #include "stages/backends/iree/FlagsStage.h"

@@ -25,7 +25,7 @@ namespace retune::iree {
 //   (IREE's preprocessing transform) and each transformed filter, 64/9 of
 //   its weights, evaluated once rather than on every run: IREE hoists a
 //   constant expression only up to 1 MB of growth, and VGG16's filter
-//   transforms alone ran 380 ms a run. VGG16 495-504 -> 298 ms, the PP-OCRv4
+//   transforms ran 388 ms of its 808 ms a run. VGG16 495-504 -> 298 ms, the PP-OCRv4
 //   detector 244-262 -> 219-237 ms, the CRNN 13.6-13.9 -> 12.5-12.6 ms
 //   (docs/iree-backend.md, "Winograd convolutions").
 //
@@ -72,7 +72,8 @@ std::vector<FlagSet> defaultCpuFlagSets() {
           withDataTiling({ukernels, tileOps + "matmul", tileOps + "convolution"}),
           withDataTiling({im2col, ukernels, stackLimit}),
           withDataTiling({channelsLast}),
-          withDataTiling({im2col, ukernels, stackLimit, winograd, hoistFilters})};
+          withDataTiling(
+              {im2col, ukernels, stackLimit, winograd, hoistFilters})};
 }
 
 namespace {
@@ -241,7 +242,8 @@ static std::string compileCost(const FlagSetOutcome &set,
 /// either size is unknown): the price of constants IREE computes once at
 /// compile time (the Winograd set's filters: VGG16 with its weights inline
 /// 65 -> 425 MB, docs/iree-backend.md), paid by every deployment.
-static std::string moduleCost(const FlagSetOutcome &set, uint64_t defaultBytes) {
+static std::string moduleCost(const FlagSetOutcome &set,
+                              uint64_t defaultBytes) {
   if (!set.moduleBytes || !defaultBytes)
     return "";
   double ratio = double(set.moduleBytes) / double(defaultBytes);

@@ -816,7 +816,8 @@ Error addBiasAfter(const IreeIrOp &op, const BiasedConv &bc) {
 
 } // namespace
 
-Expected<RewriteReport> addWinogradConvolutionBiasesAfter(const IreeIrModule &module) {
+Expected<RewriteReport>
+addWinogradConvolutionBiasesAfter(const IreeIrModule &module) {
   return rewriteEachConv(
       module, isBiasedWinogradConv, readBiasedConv, addBiasAfter,
       [](const BiasedConv &bc) {

@@ -257,10 +257,12 @@ TEST(ModelRewrite, WinogradConvolutionsAddTheirBiasAfterThem) {
   Expected<RewriteReport> report = addWinogradConvolutionBiasesAfter(**module);
   ASSERT_TRUE(static_cast<bool>(report)) << llvm::toString(report.takeError());
   ASSERT_EQ(report->rewritten.size(), 2u);
-  EXPECT_EQ(report->rewritten[0], "line 4: Conv 1x4x9x10 -> 1x6x9x10, 3x3 at "
-                                  "stride 1 with a bias: the bias added after it");
-  EXPECT_EQ(report->rewritten[1], "line 5: Conv 1x4x9x10 -> 1x6x7x8, 3x3 at "
-                                  "stride 1 with a bias: the bias added after it");
+  EXPECT_EQ(report->rewritten[0],
+            "line 4: Conv 1x4x9x10 -> 1x6x9x10, 3x3 at stride 1 with a bias: "
+            "the bias added after it");
+  EXPECT_EQ(report->rewritten[1],
+            "line 5: Conv 1x4x9x10 -> 1x6x7x8, 3x3 at stride 1 with a bias: "
+            "the bias added after it");
   ASSERT_EQ(report->left.size(), 1u);
   EXPECT_EQ(report->left[0], "line 7: Conv: left as it is: it is dilated");
   ASSERT_FALSE(static_cast<bool>((*module)->verify()));
