@@ -262,6 +262,19 @@ expect_contains "$out" "flags/chosen.json: invalid JSON" "a garbled choice is na
 ninja -C "$ct/build" tune >"$work/ct.log" 2>&1 && pass "the next run searches again and tunes" \
   || { fail "ninja tune after a garbled choice"; tail -20 "$work/ct.log"; }
 
+echo "== a biased 3x3 convolution: the Winograd set computes the model's results once the rewrite adds the bias after it"
+wg=$work/winograd
+tiny_model "$wg" winograd_conv.mlir main_graph
+# The default Winograd set alone (the last of defaultCpuFlagSets).
+sed -i 's|^flag_sets = .*|flag_sets = [["--iree-global-opt-data-tiling", "--iree-global-opt-enable-early-materialization", "--iree-global-opt-use-im2col-for-convs", "--iree-llvmcpu-enable-ukernels=all", "--iree-llvmcpu-stack-allocation-limit=131072", "--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-linalg-ext-convert-conv2d-to-winograd{replace-all-convs=true}))", "--iree-opt-const-expr-max-size-increase-threshold=268435456"]]|' "$wg/tune.toml"
+"$retune" plan "$wg/tune.toml" -B "$wg/build" >/dev/null 2>&1 || fail "retune plan (winograd)"
+ninja -C "$wg/build" flags/chosen.json >"$work/wg.log" 2>&1 || { fail "ninja flags (winograd)"; tail -20 "$work/wg.log"; }
+# Without the rewrite IREE's transform drops the bias and the set's results
+# differ from the default build's (results_differ).
+expect_contains "$(json_field "$wg/build/flags/chosen.json" 'd["rewritten"], [(s["status"], (s["flags"] or ["-"])[-1]) for s in d["sets"][:2]], all(s["module_bytes"] > 0 for s in d["sets"][:2]), d["default_module_bytes"] > 0')" \
+  "['line 6: Conv 1x8x14x14 -> 1x16x14x14, 3x3 at stride 1 with a bias: the bias added after it'] [('ok', '-'), ('ok', '--iree-opt-const-expr-max-size-increase-threshold=268435456')] True True" \
+  "the bias is added after the convolution, the Winograd set on the rewrite computes the model's results, and each build's module size is recorded"
+
 echo "== a transpose: data movement gets candidates that reach IREE"
 tr=$work/transpose
 tiny_model "$tr" transpose.mlir main
