@@ -265,8 +265,16 @@ ninja -C "$ct/build" tune >"$work/ct.log" 2>&1 && pass "the next run searches ag
 echo "== a biased 3x3 convolution: the Winograd set computes the model's results once the rewrite adds the bias after it"
 wg=$work/winograd
 tiny_model "$wg" winograd_conv.mlir main_graph
-# The default Winograd set alone (the last of defaultCpuFlagSets).
-sed -i 's|^flag_sets = .*|flag_sets = [["--iree-global-opt-data-tiling", "--iree-global-opt-enable-early-materialization", "--iree-global-opt-use-im2col-for-convs", "--iree-llvmcpu-enable-ukernels=all", "--iree-llvmcpu-stack-allocation-limit=131072", "--iree-preprocessing-pass-pipeline=builtin.module(util.func(iree-linalg-ext-convert-conv2d-to-winograd{replace-all-convs=true}))", "--iree-opt-const-expr-max-size-increase-threshold=268435456"]]|' "$wg/tune.toml"
+# The default Winograd set alone (the last of defaultCpuFlagSets), as the
+# plan writes the default sets.
+sed -i '/^flag_sets = /d' "$wg/tune.toml"
+"$retune" plan "$wg/tune.toml" -B "$wg/build" >/dev/null 2>&1 || fail "retune plan (winograd, default sets)"
+python3 - "$wg/build/flags/sets.json" "$wg/tune.toml" <<'PY'
+import json, sys
+last = json.load(open(sys.argv[1]))["sets"][-1]
+toml = open(sys.argv[2]).read().replace("[iree]\n", "[iree]\nflag_sets = [" + json.dumps(last) + "]\n", 1)
+open(sys.argv[2], "w").write(toml)
+PY
 "$retune" plan "$wg/tune.toml" -B "$wg/build" >/dev/null 2>&1 || fail "retune plan (winograd)"
 ninja -C "$wg/build" flags/chosen.json >"$work/wg.log" 2>&1 || { fail "ninja flags (winograd)"; tail -20 "$work/wg.log"; }
 # Without the rewrite IREE's transform drops the bias and the set's results

@@ -25,9 +25,9 @@ namespace retune::iree {
 //   (IREE's preprocessing transform) and each transformed filter, 64/9 of
 //   its weights, evaluated once rather than on every run: IREE hoists a
 //   constant expression only up to 1 MB of growth, and VGG16's filter
-//   transforms ran 388 ms of its 808 ms a run. VGG16 495-504 -> 298 ms, the PP-OCRv4
-//   detector 244-262 -> 219-237 ms, the CRNN 13.6-13.9 -> 12.5-12.6 ms
-//   (docs/iree-backend.md, "Winograd convolutions").
+//   transforms ran 388 ms of its 808 ms a run. VGG16 495-504 -> 298 ms,
+//   the PP-OCRv4 detector 244-262 -> 219-237 ms, the CRNN 13.6-13.9 ->
+//   12.5-12.6 ms (docs/iree-backend.md, "Winograd convolutions").
 //
 // Data tiling takes IREE's global-optimization path with early
 // materialization of the encodings. Its default path in 3.13

@@ -276,6 +276,23 @@ private:
   std::map<int64_t, IreeIrValue> ints;
 };
 
+/// `value` (NCHW, of `resultType`) plus a convolution's bias [C]: the bias
+/// reshaped to [1, C, 1, 1] and an `onnx.Add`.
+Expected<IreeIrValue> addChannelBias(OnnxBuilder &b, IreeIrValue value,
+                                     IreeIrValue bias, int64_t channels,
+                                     StringRef biasElement,
+                                     std::string resultType) {
+  Expected<IreeIrValue> perChannel = b.indices({1, channels, 1, 1});
+  if (!perChannel)
+    return perChannel.takeError();
+  Expected<IreeIrValue> reshaped =
+      b.op("Reshape", {bias, *perChannel},
+           vtensor({1, channels, 1, 1}, biasElement));
+  if (!reshaped)
+    return reshaped.takeError();
+  return b.op("Add", {value, *reshaped}, std::move(resultType));
+}
+
 /// The kernel of one phase: the weights [Cin, Cout, kh, kw] at the phase's
 /// taps, as a convolution's [Cout, Cin, kh', kw'].
 Expected<IreeIrValue> phaseKernel(OnnxBuilder &b, const ConvTranspose &ct,
@@ -722,12 +739,8 @@ Error rewriteDepthwise(const IreeIrOp &op, const DepthwiseConv &dc) {
       sum = *added;
     }
   if (op.numOperands() > 2) {
-    Expected<IreeIrValue> bias = b.op("Reshape", {op.operand(2), *perChannel},
-                                      vtensor({1, c, 1, 1}, we));
-    if (!bias)
-      return bias.takeError();
-    Expected<IreeIrValue> biased =
-        b.op("Add", {*sum, *bias}, vtensor({n, c, oh, ow}, e));
+    Expected<IreeIrValue> biased = addChannelBias(
+        b, *sum, op.operand(2), c, we, vtensor({n, c, oh, ow}, e));
     if (!biased)
       return biased.takeError();
     sum = *biased;
@@ -754,9 +767,6 @@ Expected<RewriteReport> rewriteDepthwiseConvolutions(const IreeIrModule &module)
 
 namespace {
 
-/// What the bias rewrite needs of one convolution.
-struct BiasedConv : ConvShapes {};
-
 /// Whether `op` is a 2-D convolution IREE's Winograd transform takes (a
 /// 3x3 kernel at stride 1, one group) and adds a bias. Others are not of
 /// the bias rewrite's kind.
@@ -772,20 +782,18 @@ bool isBiasedWinogradConv(const IreeIrOp &op) {
 }
 
 /// The convolution as the bias rewrite takes it, or why it is left as it is.
-std::variant<BiasedConv, std::string> readBiasedConv(const IreeIrOp &op) {
+std::variant<ConvShapes, std::string> readBiasedConv(const IreeIrOp &op) {
   std::optional<ConvShapes> shapes = convShapes(op);
   if (!shapes)
     return kNotStatic2d.str();
   if (std::optional<std::string> why = unplainConv(op))
     return *why;
-  BiasedConv bc;
-  static_cast<ConvShapes &>(bc) = *shapes;
-  return bc;
+  return *shapes;
 }
 
 /// Replaces `op` by the convolution without its bias and an `onnx.Add` of
 /// the bias as [1, F, 1, 1].
-Error addBiasAfter(const IreeIrOp &op, const BiasedConv &bc) {
+Error addBiasAfter(const IreeIrOp &op, const ConvShapes &bc) {
   OnnxBuilder b(op);
   std::vector<std::pair<std::string, std::string>> attributes;
   for (StringRef name : {"auto_pad", "dilations", "group", "kernel_shape",
@@ -797,16 +805,9 @@ Error addBiasAfter(const IreeIrOp &op, const BiasedConv &bc) {
                                         op.resultType(0), attributes);
   if (!unbiased)
     return unbiased.takeError();
-  int64_t f = bc.output.dims[1];
-  Expected<IreeIrValue> perChannel = b.indices({1, f, 1, 1});
-  if (!perChannel)
-    return perChannel.takeError();
-  Expected<IreeIrValue> bias = b.op("Reshape", {op.operand(2), *perChannel},
-                                    vtensor({1, f, 1, 1}, bc.weights.element));
-  if (!bias)
-    return bias.takeError();
   Expected<IreeIrValue> biased =
-      b.op("Add", {*unbiased, *bias}, op.resultType(0));
+      addChannelBias(b, *unbiased, op.operand(2), bc.output.dims[1],
+                     bc.weights.element, op.resultType(0));
   if (!biased)
     return biased.takeError();
   op.replaceUsesOfResult(0, *biased);
@@ -820,7 +821,7 @@ Expected<RewriteReport>
 addWinogradConvolutionBiasesAfter(const IreeIrModule &module) {
   return rewriteEachConv(
       module, isBiasedWinogradConv, readBiasedConv, addBiasAfter,
-      [](const BiasedConv &bc) {
+      [](const ConvShapes &bc) {
         return formatv("{0} -> {1}, 3x3 at stride 1 with a bias: the bias "
                        "added after it",
                        dims(bc.input.dims), dims(bc.output.dims))
