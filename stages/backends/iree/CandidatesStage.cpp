@@ -414,6 +414,8 @@ ireeConfigCandidates(const CandidatesOptions &options, ProcessRunner &runner,
                            {"workgroups", workgroupCount(problem, v.distribution)}};
     if (!v.vectorParallel.empty())
       described["vector_common_parallel"] = json::Array(v.vectorParallel);
+    if (v.peel)
+      described["enable_loop_peeling"] = true;
     planned.push_back({SpecEntry{problem, compilationInfoWith(*config, v), ""},
                        std::move(described), v.cost});
   }

@@ -152,6 +152,8 @@ Expected<IreeRootConfig> readRootConfig(StringRef configuredText,
     config.distribution = std::move(*distribution);
     config.vectorParallel =
         levelOf(attr, "vector_common_parallel").value_or(SmallVector<int64_t>());
+    config.vectorReduction =
+        levelOf(attr, "vector_reduction").value_or(SmallVector<int64_t>());
     config.hasCacheLevel =
         attr.contains("cache_parallel") || attr.contains("cache_reduction");
     break;
@@ -595,6 +597,39 @@ static void balancedFirst(std::vector<DistributionVariant> &variants,
                         });
 }
 
+constexpr StringLiteral kPeelingOption = "enable_loop_peeling";
+
+bool peelingHelps(const IreeRootConfig &config, const Problem &problem) {
+  StringRef info = config.translationInfo;
+  if (!info.contains("DoubleTilingExpert") || info.contains(kPeelingOption))
+    return false;
+  auto leavesRemainder = [&](ArrayRef<int64_t> tiles) {
+    if (tiles.size() != problem.loopRanges.size())
+      return false;
+    for (auto [tile, range] : llvm::zip_equal(tiles, problem.loopRanges))
+      if (tile > 1 && range > 0 && range % tile != 0)
+        return true;
+    return false;
+  };
+  return leavesRemainder(config.vectorParallel) ||
+         leavesRemainder(config.vectorReduction);
+}
+
+/// `variants` each peeled first, then as they were, after IREE's own tiles
+/// peeled: where peelingHelps, masked lowering is what costs the most.
+static std::vector<DistributionVariant>
+peeledFirst(const IreeRootConfig &config,
+            std::vector<DistributionVariant> variants) {
+  std::vector<DistributionVariant> withPeeling;
+  withPeeling.push_back({config.distribution, {}, 0, /*peel=*/true});
+  for (DistributionVariant &v : variants) {
+    withPeeling.push_back(v);
+    withPeeling.back().peel = true;
+    withPeeling.push_back(std::move(v));
+  }
+  return withPeeling;
+}
+
 std::vector<DistributionVariant>
 distributionVariants(const IreeRootConfig &config, const Problem &problem,
                      unsigned count, int64_t maxVectorBytes, unsigned workers) {
@@ -631,9 +666,22 @@ distributionVariants(const IreeRootConfig &config, const Problem &problem,
   llvm::append_range(variants, registers);
   llvm::append_range(variants, workgroups);
   balancedFirst(variants, config, problem, workers);
+  if (peelingHelps(config, problem))
+    variants = peeledFirst(config, std::move(variants));
   if (variants.size() > count)
     variants.resize(count);
   return variants;
+}
+
+/// `translationInfo` (`#iree_codegen.translation_info<pipeline = ...>`,
+/// with or without a config dictionary) asking the pipeline to peel.
+static std::string withPeeling(StringRef translationInfo) {
+  StringRef body = translationInfo.drop_back(); // the closing '>'
+  if (body.ends_with("{}"))
+    return (body.drop_back() + kPeelingOption + "}>").str();
+  if (body.ends_with("}"))
+    return (body.drop_back() + ", " + kPeelingOption + "}>").str();
+  return (body + ", {" + kPeelingOption + "}>").str();
 }
 
 std::string compilationInfoWith(const IreeRootConfig &config,
@@ -648,7 +696,10 @@ std::string compilationInfoWith(const IreeRootConfig &config,
         "vector_common_parallel = " + listText(variant.vectorParallel), lowering);
   }
   return "#iree_codegen.compilation_info<lowering_config = " + lowering +
-         ", translation_info = " + config.translationInfo + ">";
+         ", translation_info = " +
+         (variant.peel ? withPeeling(config.translationInfo)
+                       : config.translationInfo) +
+         ">";
 }
 
 } // namespace retune::iree

@@ -232,17 +232,78 @@ TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
   p.dimRoles = "pv";
   p.rootDag = "(the body reads a constant)";
   std::vector<DistributionVariant> variants =
-      distributionVariants(*config, p, 4, 32768);
-  ASSERT_EQ(variants.size(), 4u);
+      distributionVariants(*config, p, 6, 32768);
+  ASSERT_EQ(variants.size(), 6u);
+  // 257 rows in register tiles of 8 leave a remainder: IREE's own tiles
+  // peeled first, then each variant peeled and as it was.
+  EXPECT_TRUE(variants[0].peel);
+  EXPECT_EQ(variants[0].distribution, config->distribution);
+  EXPECT_TRUE(variants[0].vectorParallel.empty());
   // Whole 8x8 tiles in IREE's workgroups, then in a row of tiles.
-  EXPECT_EQ(variants[0].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
-  EXPECT_EQ(variants[0].distribution, (llvm::SmallVector<int64_t>{64, 64}));
-  EXPECT_EQ(variants[1].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
-  EXPECT_EQ(variants[1].distribution, (llvm::SmallVector<int64_t>{8, 0}));
+  for (unsigned i : {1, 2}) {
+    EXPECT_EQ(variants[i].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
+    EXPECT_EQ(variants[i].distribution, (llvm::SmallVector<int64_t>{64, 64}));
+    EXPECT_EQ(variants[i].peel, i == 1);
+  }
+  EXPECT_EQ(variants[3].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
+  EXPECT_EQ(variants[3].distribution, (llvm::SmallVector<int64_t>{8, 0}));
   // A pack alone (no unpack read) is the store-order family's.
   config->dataTiles.clear();
-  EXPECT_NE(distributionVariants(*config, p, 4, 32768).front().vectorParallel,
-            variants[0].vectorParallel);
+  EXPECT_NE(distributionVariants(*config, p, 6, 32768)[1].vectorParallel,
+            variants[1].vectorParallel);
+}
+
+TEST(IreeDefaultConfig, AnUnalignedReductionTriesPeeledLoopsFirst) {
+  // IREE 3.13's config for the ViT's attention softmax: rows of 257 reduced
+  // in register tiles of 16, which IREE lowers with masked vectors.
+  std::string path =
+      iree::testing::testdata("fixtures/softmax-unaligned/configured.mlir");
+  llvm::Expected<IreeRootConfig> config =
+      readRootConfig(iree::testing::readTestFile(path), path);
+  ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
+  EXPECT_EQ(config->vectorReduction, (llvm::SmallVector<int64_t>{0, 0, 16}));
+  Problem p;
+  p.kind = OpKind::Elementwise;
+  p.loopRanges = {6, 257, 257};
+  p.iteratorTypes = {"parallel", "parallel", "reduction"};
+  p.elementTypes = {"f32", "f32", "f32"};
+  p.dimRoles = "pvk";
+  p.rootDag = "(a softmax)";
+  ASSERT_TRUE(peelingHelps(*config, p));
+  std::vector<DistributionVariant> variants =
+      distributionVariants(*config, p, 3, 32768);
+  ASSERT_EQ(variants.size(), 3u);
+  // IREE's own tiles peeled, then the first variant peeled and as it was.
+  EXPECT_EQ(variants[0].distribution, config->distribution);
+  EXPECT_TRUE(variants[0].peel);
+  EXPECT_TRUE(variants[1].peel);
+  EXPECT_FALSE(variants[2].peel);
+  EXPECT_EQ(variants[1].distribution, variants[2].distribution);
+  EXPECT_NE(compilationInfoWith(*config, variants[0])
+                .find("translation_info = #iree_codegen.translation_info<"
+                      "pipeline = #iree_cpu.pipeline<DoubleTilingExpert>, "
+                      "{enable_loop_peeling}>>"),
+            std::string::npos)
+      << compilationInfoWith(*config, variants[0]);
+  EXPECT_EQ(compilationInfoWith(*config, variants[2]).find("peeling"),
+            std::string::npos);
+
+  // Rows that the register tiles divide, or a pipeline that peels already,
+  // leave nothing to peel.
+  p.loopRanges = {6, 256, 256};
+  EXPECT_FALSE(peelingHelps(*config, p));
+  EXPECT_FALSE(distributionVariants(*config, p, 3, 32768).front().peel);
+  p.loopRanges = {6, 257, 257};
+  config->translationInfo = "#iree_codegen.translation_info<pipeline = "
+                            "#iree_cpu.pipeline<DoubleTilingExpert>, "
+                            "{enable_loop_peeling}>";
+  EXPECT_FALSE(peelingHelps(*config, p));
+  // A config dictionary gets the option beside its entries.
+  config->translationInfo = "#iree_codegen.translation_info<pipeline = "
+                            "#iree_cpu.pipeline<DoubleTilingExpert>, {}>";
+  DistributionVariant peeled{config->distribution, {}, 0, /*peel=*/true};
+  EXPECT_NE(compilationInfoWith(*config, peeled).find(", {enable_loop_peeling}>>"),
+            std::string::npos);
 }
 
 /// The ViT's pack of its attention probabilities (6x257x257 f32) as IREE's
