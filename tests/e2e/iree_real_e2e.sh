@@ -165,8 +165,10 @@ expect_contains "$(json_field "$mlp/build/flags/chosen.json" 'len(d["default_com
 # a new build directory may choose other flags, and so other dispatches.
 "$retune" plan "$mlp/tune-iree.toml" -B "$mlp/again" >/dev/null 2>&1 || fail "retune plan (again)"
 ninja -C "$mlp/again" flags/chosen.json >/dev/null 2>&1 || fail "ninja flags (again)"
-expect_contains "$(json_field "$mlp/again/flags/chosen.json" 'all(s["compile_cached"] and s["compile_s"] > 0 for s in d["sets"]), d["default_compile_s"] > 0')" \
-  "True True" "the flag search in a new build directory replays every whole-model build"
+# (A refinement follows the set each search timed fastest, so only the sets
+# both searches built are compared: all but at most two.)
+expect_contains "$(json_field "$mlp/again/flags/chosen.json" '*(lambda first: (all(s["compile_cached"] and s["compile_s"] > 0 for s in d["sets"] if s["flags"] in first), sum(s["flags"] in first for s in d["sets"]) >= len(first) - 2, d["default_compile_s"] > 0))([s["flags"] for s in json.load(open(sys.argv[1].replace("/again/", "/build/")))["sets"]])')" \
+  "True True True" "the flag search in a new build directory replays every whole-model build"
 # The builds the first model step made, by the hash of what each compiled:
 # the second step compiles the same ones again (baseline, first options),
 # and which combinations it tries after depends on its timings, so a build

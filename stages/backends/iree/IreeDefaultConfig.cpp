@@ -615,18 +615,24 @@ bool peelingHelps(const IreeRootConfig &config, const Problem &problem) {
          leavesRemainder(config.vectorReduction);
 }
 
-/// `variants` each peeled first, then as they were, after IREE's own tiles
-/// peeled: where peelingHelps, masked lowering is what costs the most.
+/// `variants` each peeled first, then as it was, with IREE's own tiles
+/// peeled after the first: where peelingHelps, masked lowering is what costs
+/// the most, and the first variant is its family's best guess (a
+/// transpose's square register tile, an unpack's whole data tiles).
 static std::vector<DistributionVariant>
 peeledFirst(const IreeRootConfig &config,
             std::vector<DistributionVariant> variants) {
+  DistributionVariant own{config.distribution, {}, 0, /*peel=*/true};
   std::vector<DistributionVariant> withPeeling;
-  withPeeling.push_back({config.distribution, {}, 0, /*peel=*/true});
   for (DistributionVariant &v : variants) {
     withPeeling.push_back(v);
     withPeeling.back().peel = true;
     withPeeling.push_back(std::move(v));
+    if (withPeeling.size() == 2)
+      withPeeling.push_back(own);
   }
+  if (withPeeling.empty())
+    withPeeling.push_back(std::move(own));
   return withPeeling;
 }
 

@@ -127,7 +127,7 @@ struct DistributionVariant {
 ///
 /// Where the root's register tiles leave a remainder that IREE lowers with
 /// masked vectors (peelingHelps), each variant comes first with the loops
-/// peeled, then as IREE would lower it, after IREE's own tiles peeled.
+/// peeled, then as IREE would lower it; IREE's own tiles peeled come third.
 ///
 /// On more than one worker, the variants that keep the workers less busy
 /// than IREE's own workgroups do (workerBalance) and less than 90% busy come

@@ -234,23 +234,23 @@ TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
   std::vector<DistributionVariant> variants =
       distributionVariants(*config, p, 6, 32768);
   ASSERT_EQ(variants.size(), 6u);
-  // 257 rows in register tiles of 8 leave a remainder: IREE's own tiles
-  // peeled first, then each variant peeled and as it was.
-  EXPECT_TRUE(variants[0].peel);
-  EXPECT_EQ(variants[0].distribution, config->distribution);
-  EXPECT_TRUE(variants[0].vectorParallel.empty());
+  // 257 rows in register tiles of 8 leave a remainder: each variant peeled
+  // and as it was, IREE's own tiles peeled third.
   // Whole 8x8 tiles in IREE's workgroups, then in a row of tiles.
-  for (unsigned i : {1, 2}) {
+  for (unsigned i : {0, 1}) {
     EXPECT_EQ(variants[i].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
     EXPECT_EQ(variants[i].distribution, (llvm::SmallVector<int64_t>{64, 64}));
-    EXPECT_EQ(variants[i].peel, i == 1);
+    EXPECT_EQ(variants[i].peel, i == 0);
   }
+  EXPECT_TRUE(variants[2].peel);
+  EXPECT_EQ(variants[2].distribution, config->distribution);
+  EXPECT_TRUE(variants[2].vectorParallel.empty());
   EXPECT_EQ(variants[3].vectorParallel, (llvm::SmallVector<int64_t>{8, 8}));
   EXPECT_EQ(variants[3].distribution, (llvm::SmallVector<int64_t>{8, 0}));
   // A pack alone (no unpack read) is the store-order family's.
   config->dataTiles.clear();
-  EXPECT_NE(distributionVariants(*config, p, 6, 32768)[1].vectorParallel,
-            variants[1].vectorParallel);
+  EXPECT_NE(distributionVariants(*config, p, 6, 32768).front().vectorParallel,
+            variants[0].vectorParallel);
 }
 
 TEST(IreeDefaultConfig, AnUnalignedReductionTriesPeeledLoopsFirst) {
@@ -273,19 +273,20 @@ TEST(IreeDefaultConfig, AnUnalignedReductionTriesPeeledLoopsFirst) {
   std::vector<DistributionVariant> variants =
       distributionVariants(*config, p, 3, 32768);
   ASSERT_EQ(variants.size(), 3u);
-  // IREE's own tiles peeled, then the first variant peeled and as it was.
-  EXPECT_EQ(variants[0].distribution, config->distribution);
+  // The first variant peeled and as it was, then IREE's own tiles peeled.
   EXPECT_TRUE(variants[0].peel);
-  EXPECT_TRUE(variants[1].peel);
-  EXPECT_FALSE(variants[2].peel);
-  EXPECT_EQ(variants[1].distribution, variants[2].distribution);
+  EXPECT_FALSE(variants[1].peel);
+  EXPECT_EQ(variants[0].distribution, variants[1].distribution);
+  EXPECT_NE(variants[0].distribution, config->distribution);
+  EXPECT_EQ(variants[2].distribution, config->distribution);
+  EXPECT_TRUE(variants[2].peel);
   EXPECT_NE(compilationInfoWith(*config, variants[0])
                 .find("translation_info = #iree_codegen.translation_info<"
                       "pipeline = #iree_cpu.pipeline<DoubleTilingExpert>, "
                       "{enable_loop_peeling}>>"),
             std::string::npos)
       << compilationInfoWith(*config, variants[0]);
-  EXPECT_EQ(compilationInfoWith(*config, variants[2]).find("peeling"),
+  EXPECT_EQ(compilationInfoWith(*config, variants[1]).find("peeling"),
             std::string::npos);
 
   // Rows that the register tiles divide, or a pipeline that peels already,
