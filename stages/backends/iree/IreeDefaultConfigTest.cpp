@@ -28,6 +28,14 @@ Problem conv() {
   return p;
 }
 
+/// The root config IREE 3.13 printed for a recorded dispatch,
+/// `testdata/fixtures/<name>/configured.mlir`.
+llvm::Expected<IreeRootConfig> fixtureConfig(llvm::StringRef name) {
+  std::string path =
+      iree::testing::testdata(("fixtures/" + name + "/configured.mlir").str());
+  return readRootConfig(iree::testing::readTestFile(path), path);
+}
+
 TEST(IreeDefaultConfig, ReadsTheRootOpsConfig) {
   llvm::Expected<IreeRootConfig> config = readRootConfig(kConfigured, "c.mlir");
   ASSERT_TRUE(static_cast<bool>(config)) << llvm::toString(config.takeError());
@@ -178,10 +186,7 @@ TEST(IreeDefaultConfig, APackedWindowCopyTriesContiguousStoresFirst) {
   // IREE 3.13's config for the ViT decoder's im2col into a pack stored as
   // [h, w/8, c, kh, kw, 8, 1]: workgroups of [32, 4, 4, 32, 32] in the
   // generic's own loop order, each store far from the last.
-  std::string path =
-      iree::testing::testdata("fixtures/im2col-pack/configured.mlir");
-  llvm::Expected<IreeRootConfig> config =
-      readRootConfig(iree::testing::readTestFile(path), path);
+  llvm::Expected<IreeRootConfig> config = fixtureConfig("im2col-pack");
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->distribution,
             (llvm::SmallVector<int64_t>{32, 4, 4, 32, 32}));
@@ -217,10 +222,7 @@ TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
   // IREE 3.13's config for the ViT's GELU after data tiling: it reads an
   // unpack of 8x8 tiles and writes a pack of 8x1 tiles, vectorized at the
   // pack's [8, 1].
-  std::string path =
-      iree::testing::testdata("fixtures/gelu-unpack-pack/configured.mlir");
-  llvm::Expected<IreeRootConfig> config =
-      readRootConfig(iree::testing::readTestFile(path), path);
+  llvm::Expected<IreeRootConfig> config = fixtureConfig("gelu-unpack-pack");
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{8, 1}));
   EXPECT_EQ(config->dataTiles, (llvm::SmallVector<int64_t>{8, 8}));
@@ -256,10 +258,7 @@ TEST(IreeDefaultConfig, AnElementwiseOpBetweenDataTilesTriesWholeTilesFirst) {
 TEST(IreeDefaultConfig, AnUnalignedReductionTriesPeeledLoopsFirst) {
   // IREE 3.13's config for the ViT's attention softmax: rows of 257 reduced
   // in register tiles of 16, which IREE lowers with masked vectors.
-  std::string path =
-      iree::testing::testdata("fixtures/softmax-unaligned/configured.mlir");
-  llvm::Expected<IreeRootConfig> config =
-      readRootConfig(iree::testing::readTestFile(path), path);
+  llvm::Expected<IreeRootConfig> config = fixtureConfig("softmax-unaligned");
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->vectorReduction, (llvm::SmallVector<int64_t>{0, 0, 16}));
   Problem p;
@@ -325,10 +324,7 @@ Problem attentionProbabilitiesPack(int64_t rowTiles) {
 TEST(IreeDefaultConfig, APackGatheringRowsTriesRegistersAlongThemFirst) {
   // IREE 3.13's config for the ViT's pack of its attention probabilities
   // (6x257x257 f32 into 6x33x257x8x1): one 8x1 tile a vector.
-  std::string path =
-      iree::testing::testdata("fixtures/pack-rows/configured.mlir");
-  llvm::Expected<IreeRootConfig> config =
-      readRootConfig(iree::testing::readTestFile(path), path);
+  llvm::Expected<IreeRootConfig> config = fixtureConfig("pack-rows");
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->distribution, (llvm::SmallVector<int64_t>{2, 33, 1}));
   EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{1, 1, 1}));
@@ -356,10 +352,7 @@ TEST(IreeDefaultConfig, APackWhoseWorkgroupsNarrowItsRegisterTileTriesWiderOnes)
   // IREE 3.13's config for the same pack into 16x1 tiles (Zen 4, with
   // microkernels): a register tile of 16 along the rows, but workgroups one
   // column wide, so each vector still gathers one column of 16 rows.
-  std::string path =
-      iree::testing::testdata("fixtures/pack-rows-avx512/configured.mlir");
-  llvm::Expected<IreeRootConfig> config =
-      readRootConfig(iree::testing::readTestFile(path), path);
+  llvm::Expected<IreeRootConfig> config = fixtureConfig("pack-rows-avx512");
   ASSERT_TRUE(bool(config)) << llvm::toString(config.takeError());
   EXPECT_EQ(config->distribution, (llvm::SmallVector<int64_t>{2, 17, 1}));
   EXPECT_EQ(config->vectorParallel, (llvm::SmallVector<int64_t>{1, 1, 16}));
