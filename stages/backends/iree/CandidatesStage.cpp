@@ -29,6 +29,7 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <cmath>
@@ -154,6 +155,71 @@ double rhsSweeps(ArrayRef<int64_t> r, int64_t m1, int64_t elementBytes,
   return double((r[0] + m1 - 1) / m1);
 }
 
+int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+/// Bytes of both operands a workgroup grid of `m1` x `n1` outer tiles of a
+/// data-tiled matmul (loops M1 N1 K1 M0 N0 K0) brings into a core's L2.
+/// Workgroups run N1 fastest, and inside one the M1 tiles outermost: a
+/// row of workgroups sweeps the whole RHS, which comes again for every row
+/// unless it fits in the L2 beside a row's LHS; a workgroup's LHS rows, with
+/// the RHS panels it pairs them with, stay there across the sweep when they
+/// fit. On the
+/// Intel AVX-512 machine (2 MB of L2; IREE 3.13, microkernels, 1 thread,
+/// dispatch benchmark, written inputs): the MLP's mmt4d 16x64x1024 ran
+/// 3.93 ms with IREE's [1, 2], which streams its 4 MB RHS sixteen times,
+/// and 3.53-3.56 ms with [16, 1] or [16, 2], which stream it once; in the
+/// model, both mmt4d so, 11.9 -> 11.0 ms at 1 thread, 7.45 -> 6.52 ms at
+/// two (docs/iree-backend.md).
+int64_t bytesIntoL2(ArrayRef<int64_t> r, int64_t m1, int64_t n1,
+                    int64_t lhsElementBytes, int64_t rhsElementBytes,
+                    int64_t l2Bytes) {
+  int64_t panel = r[2] * r[4] * r[5] * rhsElementBytes;
+  int64_t rhs = r[1] * panel;
+  int64_t lhsRow = r[2] * r[3] * r[5] * lhsElementBytes;
+  // Inside a workgroup each of its M1 tiles sweeps its N1 panels.
+  int64_t rhsReads = rhs + m1 * lhsRow <= l2Bytes
+                         ? 1
+                         : ceilDiv(r[0], m1) *
+                               (n1 * panel + lhsRow <= l2Bytes ? 1 : m1);
+  int64_t lhsReads =
+      m1 * lhsRow + n1 * panel <= l2Bytes ? 1 : ceilDiv(r[1], n1);
+  return rhs * rhsReads + r[0] * lhsRow * lhsReads;
+}
+
+/// The L2 of one core of the target: this machine's where the target's CPU
+/// is this machine's (`--iree-llvmcpu-target-cpu=host` names it so), the
+/// default of a CPU otherwise.
+int64_t targetL2Bytes(const cpu::CpuHost &target) {
+  if (target.cpuName == llvm::sys::getHostCPUName())
+    return cpu::detectHost().l2Bytes;
+  return target.l2Bytes;
+}
+
+/// `planned` (in cost order) cut to `count`, the last place going to the
+/// grid that brings the fewest bytes into the L2 (bytesIntoL2; the cheapest
+/// of those) where none of the first does: the cost order stays near
+/// IREE's own workgroups, which on the Zen 4 ran faster than workgroups of
+/// whole M1 rows on the ViT's mmt4d 33x192x384, and on the Intel machine
+/// a grid that streams the RHS once ran 0.90x IREE's time (above).
+void keepFewestBytesIntoL2(std::vector<Planned> &planned, size_t count) {
+  auto bytes = [](const Planned &p) {
+    return p.config.getInteger("bytes_into_l2").value_or(0);
+  };
+  if (planned.size() <= count || count == 0)
+    return;
+  auto fewest = llvm::min_element(planned, [&](const Planned &a,
+                                               const Planned &b) {
+    return bytes(a) < bytes(b);
+  });
+  bool kept = llvm::any_of(ArrayRef<Planned>(planned).take_front(count),
+                           [&](const Planned &p) {
+                             return bytes(p) == bytes(*fewest);
+                           });
+  if (!kept)
+    std::swap(planned[count - 1], *fewest);
+  planned.resize(count);
+}
+
 /// IREE's own workgroup tile of M1 and N1 for a data-tiled matmul, from its
 /// configuring compile; none when that fails (a note says why).
 std::optional<std::pair<int64_t, int64_t>>
@@ -187,7 +253,9 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
                                      const cpu::CpuHost &host,
                                      unsigned workers, uint64_t &total) {
   bool batched = problem.loopRanges.size() == 7;
+  int64_t lhsElementBytes = operandElementBytes(problem, 0);
   int64_t rhsElementBytes = operandElementBytes(problem, 1);
+  int64_t l2Bytes = targetL2Bytes(host);
   // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
   ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
   auto divisors = [](int64_t n) {
@@ -240,15 +308,17 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
            json::Object{{"pipeline", "Mmt4dTilingExpert"},
                         {"distribution_m1", m1},
                         {"distribution_n1", n1},
-                        {"workgroups", workgroups}},
+                        {"workgroups", workgroups},
+                        {"bytes_into_l2",
+                         bytesIntoL2(r, m1, n1, lhsElementBytes,
+                                     rhsElementBytes, l2Bytes)}},
            cost});
     }
   total = planned.size();
   llvm::stable_sort(planned, [](const Planned &a, const Planned &b) {
     return a.cost < b.cost;
   });
-  if (planned.size() > options.candidateCount)
-    planned.resize(options.candidateCount);
+  keepFewestBytesIntoL2(planned, options.candidateCount);
   return planned;
 }
 

@@ -11,14 +11,23 @@ using namespace llvm;
 
 namespace retune::cpu {
 
-/// Parses sysfs cache sizes such as "48K" or "1024K" or "32M".
-static std::optional<int64_t> readCacheSize(const Twine &path) {
+/// A sysfs attribute's value, trimmed; empty when it cannot be read. sysfs
+/// reports every attribute as a page long and reads pad it with NULs
+/// ("2048K\n\0\0..."), which trim() keeps.
+static std::string readSysfsValue(const Twine &path) {
   Expected<std::string> text = readFile(path.str());
   if (!text) {
     consumeError(text.takeError());
-    return std::nullopt;
+    return "";
   }
-  StringRef value = StringRef(*text).trim();
+  StringRef value(*text);
+  return value.take_until([](char c) { return c == '\0'; }).trim().str();
+}
+
+/// Parses sysfs cache sizes such as "48K" or "1024K" or "32M".
+static std::optional<int64_t> readCacheSize(const Twine &path) {
+  std::string text = readSysfsValue(path);
+  StringRef value = text;
   int64_t scale = 1;
   if (value.consume_back("K"))
     scale = 1024;
@@ -32,17 +41,13 @@ static std::optional<int64_t> readCacheSize(const Twine &path) {
 
 /// The L1 data cache's set period: line size x number of sets.
 static void readSetPeriod(const std::string &dir, CpuHost &host) {
-  Expected<std::string> line = readFile(dir + "/coherency_line_size");
-  Expected<std::string> sets = readFile(dir + "/number_of_sets");
+  std::string line = readSysfsValue(dir + "/coherency_line_size");
+  std::string sets = readSysfsValue(dir + "/number_of_sets");
   int64_t lineBytes = 0, setCount = 0;
-  if (line && sets && !StringRef(*line).trim().getAsInteger(10, lineBytes) &&
-      !StringRef(*sets).trim().getAsInteger(10, setCount) && lineBytes > 0 &&
+  if (!StringRef(line).getAsInteger(10, lineBytes) &&
+      !StringRef(sets).getAsInteger(10, setCount) && lineBytes > 0 &&
       setCount > 0)
     host.l1SetPeriodBytes = lineBytes * setCount;
-  if (!line)
-    consumeError(line.takeError());
-  if (!sets)
-    consumeError(sets.takeError());
 }
 
 /// Fills data-cache sizes per level from /sys (left at defaults elsewhere).
@@ -50,19 +55,15 @@ static void readCaches(CpuHost &host) {
   for (int index = 0; index < 8; ++index) {
     std::string dir =
         "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(index);
-    Expected<std::string> type = readFile(dir + "/type");
-    Expected<std::string> level = readFile(dir + "/level");
-    if (!type || !level) {
-      consumeError(type.takeError());
-      consumeError(level.takeError());
+    std::string type = readSysfsValue(dir + "/type");
+    std::string lvl = readSysfsValue(dir + "/level");
+    if (type.empty() || lvl.empty())
       return;
-    }
-    if (StringRef(*type).trim() == "Instruction")
+    if (type == "Instruction")
       continue;
     std::optional<int64_t> size = readCacheSize(dir + "/size");
     if (!size)
       continue;
-    StringRef lvl = StringRef(*level).trim();
     if (lvl == "1") {
       host.l1Bytes = *size;
       readSetPeriod(dir, host);
