@@ -73,6 +73,27 @@ TEST(IreeCandidates, AMatmulWithARhsBeyondL2StreamsItFewTimesFirst) {
         << "a candidate streams the RHS eight times";
 }
 
+TEST(IreeCandidates, AMatmulWithARhsBeyondL2GetsTheGridThatStreamsItLeast) {
+  // The MLP's mmt4d 16x64x1024 (16x16x1 tiles: 64 KB panels, a 4 MB RHS),
+  // its target renamed a generic x86-64-v4 so that the L2 is CpuHost's
+  // default 512 KB on every machine. IREE's own grid [1, 2] streams the RHS
+  // once per M1 tile, sixteen times; workgroups of four M1 tiles and up to
+  // four N1 tiles keep their LHS rows and RHS panels in the L2 and stream
+  // it four times, the fewest of all grids (17 MB). The cost order stays
+  // near IREE's grid; the last place goes to such a grid.
+  std::vector<llvm::json::Object> configs =
+      candidateConfigs("mmt4d-l2-rhs", 4);
+  ASSERT_EQ(configs.size(), 4u);
+  int64_t fewest = INT64_MAX;
+  for (const llvm::json::Object &config : configs)
+    fewest = std::min(fewest, *config.getInteger("bytes_into_l2"));
+  EXPECT_EQ(fewest, 17 << 20);
+  const llvm::json::Object &last = configs.back();
+  EXPECT_EQ(last.getInteger("bytes_into_l2"), fewest);
+  EXPECT_EQ(last.getInteger("distribution_m1"), 4);
+  EXPECT_LE(*last.getInteger("distribution_n1"), 4);
+}
+
 TEST(IreeCandidates, AMatmulWithARhsInCacheStartsNearIreesWorkgroups) {
   // The ViT's mmt4d 33x192x384 (a 2.4 MB RHS, within the last-level
   // cache): IREE's own workgroup tile is [11, 8]. Workgroups of about eight
