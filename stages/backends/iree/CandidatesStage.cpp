@@ -163,9 +163,8 @@ int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 /// row of workgroups sweeps the whole RHS, which comes again for every row
 /// unless it fits in the L2 beside a row's LHS; a workgroup's LHS rows, with
 /// the RHS panels it pairs them with, stay there across the sweep when they
-/// fit. On the
-/// Intel AVX-512 machine (2 MB of L2; IREE 3.13, microkernels, 1 thread,
-/// dispatch benchmark, written inputs): the MLP's mmt4d 16x64x1024 ran
+/// fit. On the Intel AVX-512 machine (2 MB of L2; IREE 3.13, microkernels,
+/// 1 thread, dispatch benchmark, written inputs): the MLP's mmt4d 16x64x1024 ran
 /// 3.93 ms with IREE's [1, 2], which streams its 4 MB RHS sixteen times,
 /// and 3.53-3.56 ms with [16, 1] or [16, 2], which stream it once; in the
 /// model, both mmt4d so, 11.9 -> 11.0 ms at 1 thread, 7.45 -> 6.52 ms at
@@ -197,23 +196,31 @@ int64_t targetL2Bytes(const cpu::CpuHost &target) {
 
 /// `planned` (in cost order) cut to `count`, the last place going to the
 /// grid that brings the fewest bytes into the L2 (bytesIntoL2; the cheapest
-/// of those) where none of the first does: the cost order stays near
-/// IREE's own workgroups, which on the Zen 4 ran faster than workgroups of
-/// whole M1 rows on the ViT's mmt4d 33x192x384, and on the Intel machine
-/// a grid that streams the RHS once ran 0.90x IREE's time (above).
-void keepFewestBytesIntoL2(std::vector<Planned> &planned, size_t count) {
+/// of those, among grids that keep `workers` busy enough) where none of the
+/// first does: the cost order stays near IREE's own workgroups, which on
+/// the Zen 4 ran faster than workgroups of whole M1 rows on the ViT's mmt4d
+/// 33x192x384, and on the Intel machine a grid that streams the RHS once
+/// ran 0.90x IREE's time (above).
+void keepFewestBytesIntoL2(std::vector<Planned> &planned, size_t count,
+                           unsigned workers) {
+  if (planned.size() <= count || count == 0)
+    return;
   auto bytes = [](const Planned &p) {
     return p.config.getInteger("bytes_into_l2").value_or(0);
   };
-  if (planned.size() <= count || count == 0)
-    return;
-  auto fewest = llvm::min_element(planned, [&](const Planned &a,
-                                               const Planned &b) {
-    return bytes(a) < bytes(b);
-  });
-  bool kept = llvm::any_of(ArrayRef<Planned>(planned).take_front(count),
+  auto busy = [&](const Planned &p) {
+    return workers <= 1 ||
+           workerBalance(p.config.getInteger("workgroups").value_or(1),
+                         workers) >= kBusyEnough;
+  };
+  auto fewest = planned.end();
+  for (auto it = planned.begin(); it != planned.end(); ++it)
+    if (busy(*it) && (fewest == planned.end() || bytes(*it) < bytes(*fewest)))
+      fewest = it;
+  bool kept = fewest == planned.end() ||
+              llvm::any_of(ArrayRef<Planned>(planned).take_front(count),
                            [&](const Planned &p) {
-                             return bytes(p) == bytes(*fewest);
+                             return bytes(p) <= bytes(*fewest);
                            });
   if (!kept)
     std::swap(planned[count - 1], *fewest);
@@ -318,7 +325,7 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
   llvm::stable_sort(planned, [](const Planned &a, const Planned &b) {
     return a.cost < b.cost;
   });
-  keepFewestBytesIntoL2(planned, options.candidateCount);
+  keepFewestBytesIntoL2(planned, options.candidateCount, workers);
   return planned;
 }
 

@@ -573,12 +573,6 @@ double workerBalance(int64_t workgroups, unsigned workers) {
   return double(workgroups) / double(workers) / double(busiest);
 }
 
-/// Workers kept this busy lose little of their time: a variant that does
-/// keeps its place even where IREE's own workgroups keep them busier. The
-/// ViT's pack of its attention probabilities at 2 workers: IREE's 771
-/// workgroups 0.996, whole rows' 102 0.944 and 8x faster alone.
-constexpr double kBusyEnough = 0.9;
-
 /// `variants` with those that keep `workers` less busy than IREE's own
 /// workgroups and than kBusyEnough after the others, each group in its
 /// order.
