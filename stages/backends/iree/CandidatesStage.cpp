@@ -29,7 +29,6 @@
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/MathExtras.h"
-#include "llvm/TargetParser/Host.h"
 
 #include <chrono>
 #include <cmath>
@@ -185,15 +184,6 @@ int64_t bytesIntoL2(ArrayRef<int64_t> r, int64_t m1, int64_t n1,
   return rhs * rhsReads + r[0] * lhsRow * lhsReads;
 }
 
-/// The L2 of one core of the target: this machine's where the target's CPU
-/// is this machine's (`--iree-llvmcpu-target-cpu=host` names it so), the
-/// default of a CPU otherwise.
-int64_t targetL2Bytes(const cpu::CpuHost &target) {
-  if (target.cpuName == llvm::sys::getHostCPUName())
-    return cpu::detectHost().l2Bytes;
-  return target.l2Bytes;
-}
-
 /// `planned` (in cost order) cut to `count`, the last place going to the
 /// grid that brings the fewest bytes into the L2 (bytesIntoL2; the cheapest
 /// of those, among grids that keep `workers` busy enough) where none of the
@@ -262,7 +252,8 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
   bool batched = problem.loopRanges.size() == 7;
   int64_t lhsElementBytes = operandElementBytes(problem, 0);
   int64_t rhsElementBytes = operandElementBytes(problem, 1);
-  int64_t l2Bytes = targetL2Bytes(host);
+  // This machine's where the target's CPU is (IreeTarget::cpuHost).
+  int64_t l2Bytes = host.l2Bytes;
   // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
   ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
   auto divisors = [](int64_t n) {

@@ -44,23 +44,11 @@ struct IreeTarget {
            (fmt.contains('-') ? fmt.rsplit('-').second.str() : format);
   }
   /// What the CPU knob space and the peak FLOP rate need to know of an
-  /// llvm-cpu target: its vector width from its features, the rest
-  /// CpuHost's defaults.
-  cpu::CpuHost cpuHost() const {
-    cpu::CpuHost host;
-    host.cpuName = arch;
-    llvm::StringRef features = cpuFeatures;
-    if (features.contains("+avx512f")) {
-      host.vectorBits = 512;
-      host.vectorRegisters = 32;
-    } else if (features.contains("+avx")) {
-      host.vectorBits = 256;
-    } else {
-      host.vectorBits = 128;
-      host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
-    }
-    return host;
-  }
+  /// llvm-cpu target: its vector width from its features; its caches this
+  /// machine's where the target's CPU is this machine's (LLVM's host name,
+  /// as `--iree-llvmcpu-target-cpu=host` writes it), CpuHost's defaults
+  /// for another CPU; the rest CpuHost's defaults.
+  cpu::CpuHost cpuHost() const;
   /// How a spec reaches the compiler (targetFamily): "cpu", "cuda" or "gpu".
   std::string family() const {
     if (!isGpu())

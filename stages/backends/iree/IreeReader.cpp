@@ -16,12 +16,36 @@
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Regex.h"
 #include "llvm/Support/Path.h"
+#include "llvm/TargetParser/Host.h"
 
 #include <algorithm>
 
 using namespace llvm;
 
 namespace retune::iree {
+
+cpu::CpuHost IreeTarget::cpuHost() const {
+  cpu::CpuHost host;
+  host.cpuName = arch;
+  StringRef features = cpuFeatures;
+  if (features.contains("+avx512f")) {
+    host.vectorBits = 512;
+    host.vectorRegisters = 32;
+  } else if (features.contains("+avx")) {
+    host.vectorBits = 256;
+  } else {
+    host.vectorBits = 128;
+    host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
+  }
+  if (!arch.empty() && arch == sys::getHostCPUName()) {
+    cpu::CpuHost machine = cpu::detectHost();
+    host.l1Bytes = machine.l1Bytes;
+    host.l2Bytes = machine.l2Bytes;
+    host.l3Bytes = machine.l3Bytes;
+    host.l1SetPeriodBytes = machine.l1SetPeriodBytes;
+  }
+  return host;
+}
 
 Expected<std::vector<IreeTarget>>
 readIreeTargets(StringRef text, StringRef fileName,
