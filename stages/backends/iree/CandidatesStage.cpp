@@ -151,10 +151,8 @@ double rhsSweeps(ArrayRef<int64_t> r, int64_t m1, int64_t elementBytes,
   int64_t rhsBytes = r[1] * r[2] * r[4] * r[5] * elementBytes;
   if (rhsBytes <= cacheBytes)
     return 1;
-  return double((r[0] + m1 - 1) / m1);
+  return double(llvm::divideCeil(r[0], m1));
 }
-
-int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
 /// Bytes of both operands a workgroup grid of `m1` x `n1` outer tiles of a
 /// data-tiled matmul (loops M1 N1 K1 M0 N0 K0) brings into a core's L2.
@@ -177,10 +175,10 @@ int64_t bytesIntoL2(ArrayRef<int64_t> r, int64_t m1, int64_t n1,
   // Inside a workgroup each of its M1 tiles sweeps its N1 panels.
   int64_t rhsReads = rhs + m1 * lhsRow <= l2Bytes
                          ? 1
-                         : ceilDiv(r[0], m1) *
+                         : llvm::divideCeil(r[0], m1) *
                                (n1 * panel + lhsRow <= l2Bytes ? 1 : m1);
   int64_t lhsReads =
-      m1 * lhsRow + n1 * panel <= l2Bytes ? 1 : ceilDiv(r[1], n1);
+      m1 * lhsRow + n1 * panel <= l2Bytes ? 1 : llvm::divideCeil(r[1], n1);
   return rhs * rhsReads + r[0] * lhsRow * lhsReads;
 }
 
@@ -252,8 +250,6 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
   bool batched = problem.loopRanges.size() == 7;
   int64_t lhsElementBytes = operandElementBytes(problem, 0);
   int64_t rhsElementBytes = operandElementBytes(problem, 1);
-  // This machine's where the target's CPU is (IreeTarget::cpuHost).
-  int64_t l2Bytes = host.l2Bytes;
   // M1 N1 K1 M0 N0 K0, after the batch loop when there is one.
   ArrayRef<int64_t> r = ArrayRef<int64_t>(problem.loopRanges).drop_front(batched);
   auto divisors = [](int64_t n) {
@@ -309,7 +305,7 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
                         {"workgroups", workgroups},
                         {"bytes_into_l2",
                          bytesIntoL2(r, m1, n1, lhsElementBytes,
-                                     rhsElementBytes, l2Bytes)}},
+                                     rhsElementBytes, host.l2Bytes)}},
            cost});
     }
   total = planned.size();

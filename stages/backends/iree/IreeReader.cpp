@@ -38,7 +38,8 @@ cpu::CpuHost IreeTarget::cpuHost() const {
     host.vectorRegisters = 32; // AArch64 NEON, RISC-V V: 32 registers.
   }
   if (!arch.empty() && arch == sys::getHostCPUName()) {
-    cpu::CpuHost machine = cpu::detectHost();
+    // Read once: every dispatch of a stage asks.
+    static const cpu::CpuHost machine = cpu::detectHost();
     host.l1Bytes = machine.l1Bytes;
     host.l2Bytes = machine.l2Bytes;
     host.l3Bytes = machine.l3Bytes;
