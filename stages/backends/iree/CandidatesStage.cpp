@@ -266,6 +266,13 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
   };
   std::optional<std::pair<int64_t, int64_t>> own =
       ireeOuterTiles(options, runner, problem);
+  // What IREE's own grid brings into the L2, beside each candidate's: the
+  // model step tries a grid that brings far fewer in the model even where
+  // it did not win alone (readInModelOptions).
+  std::optional<int64_t> ownBytes;
+  if (own)
+    ownBytes = bytesIntoL2(r, own->first, own->second, lhsElementBytes,
+                           rhsElementBytes, host.l2Bytes);
   std::vector<Planned> planned;
   for (int64_t m1 : divisors(r[0]))
     for (int64_t n1 : divisors(r[1])) {
@@ -294,19 +301,21 @@ std::vector<Planned> mmt4dCandidates(const CandidatesOptions &options,
           distance +
           2 * std::log2(rhsSweeps(r, m1, rhsElementBytes, host.l3Bytes)) -
           8 * std::log2(workerBalance(workgroups, workers));
+      json::Object config{{"pipeline", "Mmt4dTilingExpert"},
+                          {"distribution_m1", m1},
+                          {"distribution_n1", n1},
+                          {"workgroups", workgroups},
+                          {"bytes_into_l2",
+                           bytesIntoL2(r, m1, n1, lhsElementBytes,
+                                       rhsElementBytes, host.l2Bytes)}};
+      if (ownBytes)
+        config["iree_bytes_into_l2"] = *ownBytes;
       planned.push_back(
           {SpecEntry{problem,
                      cpuCompilationInfo(
                          tiles, syntax.pipeline("cpu", "Mmt4dTilingExpert")),
                      ""},
-           json::Object{{"pipeline", "Mmt4dTilingExpert"},
-                        {"distribution_m1", m1},
-                        {"distribution_n1", n1},
-                        {"workgroups", workgroups},
-                        {"bytes_into_l2",
-                         bytesIntoL2(r, m1, n1, lhsElementBytes,
-                                     rhsElementBytes, host.l2Bytes)}},
-           cost});
+           std::move(config), cost});
     }
   total = planned.size();
   llvm::stable_sort(planned, [](const Planned &a, const Planned &b) {

@@ -114,6 +114,9 @@ TEST(IreeCandidates, AMatmulWithARhsInCacheStartsNearIreesWorkgroups) {
   EXPECT_EQ(configs[1].getInteger("distribution_m1"), 11);
   EXPECT_EQ(configs[1].getInteger("distribution_n1"), 12);
   for (const llvm::json::Object &config : configs) {
+    // Beside its own bytes into the L2, IREE's grid's: the model step reads
+    // both (readInModelOptions).
+    EXPECT_GT(config.getInteger("iree_bytes_into_l2").value_or(0), 0);
     EXPECT_GE(*config.getInteger("distribution_n1"), 4);
     EXPECT_FALSE(config.getInteger("distribution_m1") == 11 &&
                  config.getInteger("distribution_n1") == 8)
