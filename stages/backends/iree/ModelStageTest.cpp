@@ -200,28 +200,17 @@ std::string buildWithResults(llvm::StringRef id, std::vector<double> ratios,
   return dir;
 }
 
-TEST(IreeModelOptions, TheFastestFewThatBeatTheBaselineOnTheDispatch) {
-  std::string dir = buildWithResults("abc", {0.9, 1.2, 0, 0.7, 0.8, 0.95});
-  auto options = readInModelOptions({dir + "/best/abc.json"}, 3);
-  ASSERT_TRUE(static_cast<bool>(options))
-      << llvm::toString(options.takeError());
-  ASSERT_EQ(options->size(), 1u);
-  EXPECT_EQ((*options)[0].dispatch, "abc");
-  std::vector<std::string> specs;
-  for (const Winner &w : (*options)[0].options)
-    specs.push_back(w.spec);
-  EXPECT_EQ(specs, (std::vector<std::string>{"candidates/abc/3.spec.mlir",
-                                             "candidates/abc/4.spec.mlir",
-                                             "candidates/abc/0.spec.mlir"}));
-  EXPECT_DOUBLE_EQ((*options)[0].options[0].dispatchRatio, 0.7);
-}
-
-TEST(IreeModelOptions, ADispatchWithoutAFasterCandidateIsLeftOut) {
-  std::string dir = buildWithResults("slow", {1.1, 0, 1.0});
-  auto options = readInModelOptions({dir + "/best/slow.json"}, 3);
-  ASSERT_TRUE(static_cast<bool>(options))
-      << llvm::toString(options.takeError());
-  EXPECT_TRUE(options->empty());
+/// The model step's options of the dispatch `id` in the build `dir`, at
+/// most 3 a dispatch; an error reading them fails the test.
+std::vector<DispatchOptions> inModelOptions(const std::string &dir,
+                                            llvm::StringRef id) {
+  auto options =
+      readInModelOptions({dir + "/best/" + id.str() + ".json"}, 3);
+  if (!options) {
+    ADD_FAILURE() << llvm::toString(options.takeError());
+    return {};
+  }
+  return std::move(*options);
 }
 
 std::vector<std::string> optionSpecs(const DispatchOptions &options) {
@@ -231,6 +220,24 @@ std::vector<std::string> optionSpecs(const DispatchOptions &options) {
   return specs;
 }
 
+TEST(IreeModelOptions, TheFastestFewThatBeatTheBaselineOnTheDispatch) {
+  std::string dir = buildWithResults("abc", {0.9, 1.2, 0, 0.7, 0.8, 0.95});
+  std::vector<DispatchOptions> options = inModelOptions(dir, "abc");
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(options[0].dispatch, "abc");
+  EXPECT_EQ(optionSpecs(options[0]),
+            (std::vector<std::string>{"candidates/abc/3.spec.mlir",
+                                      "candidates/abc/4.spec.mlir",
+                                      "candidates/abc/0.spec.mlir"}));
+  EXPECT_DOUBLE_EQ(options[0].options[0].dispatchRatio, 0.7);
+}
+
+TEST(IreeModelOptions, ADispatchWithoutAFasterCandidateIsLeftOut) {
+  std::string dir = buildWithResults("slow", {1.1, 0, 1.0});
+  std::vector<DispatchOptions> options = inModelOptions(dir, "slow");
+  EXPECT_TRUE(options.empty());
+}
+
 TEST(IreeModelOptions, AGridThatStreamsHalfTheBytesIsTriedInTheModelThoughSlowerAlone) {
   // The MLP's mmt4d at 2 threads: IREE's grid brings 68 MB into the L2,
   // the candidates 68, 34 and 5 MB; the one of 5 MB ran 1.08x alone (the
@@ -238,24 +245,20 @@ TEST(IreeModelOptions, AGridThatStreamsHalfTheBytesIsTriedInTheModelThoughSlower
   // that ran 1.2x is too slow alone to be.
   std::string dir = buildWithResults("mm", {1.0, 1.05, 1.08, 1.2},
                                      {68, 34, 5, 4}, 68);
-  auto options = readInModelOptions({dir + "/best/mm.json"}, 3);
-  ASSERT_TRUE(static_cast<bool>(options))
-      << llvm::toString(options.takeError());
-  ASSERT_EQ(options->size(), 1u);
-  EXPECT_EQ(optionSpecs((*options)[0]),
+  std::vector<DispatchOptions> options = inModelOptions(dir, "mm");
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(optionSpecs(options[0]),
             (std::vector<std::string>{"candidates/mm/2.spec.mlir"}));
-  EXPECT_EQ((*options)[0].options[0].dispatchRatio, 0)
+  EXPECT_EQ(options[0].options[0].dispatchRatio, 0)
       << "its time alone does not predict it";
 }
 
 TEST(IreeModelOptions, TheGridThatStreamsLeastTakesTheLastPlaceOfTheWinners) {
   std::string dir = buildWithResults("mm", {0.9, 0.95, 0.97, 1.05},
                                      {60, 60, 60, 5}, 60);
-  auto options = readInModelOptions({dir + "/best/mm.json"}, 3);
-  ASSERT_TRUE(static_cast<bool>(options))
-      << llvm::toString(options.takeError());
-  ASSERT_EQ(options->size(), 1u);
-  EXPECT_EQ(optionSpecs((*options)[0]),
+  std::vector<DispatchOptions> options = inModelOptions(dir, "mm");
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(optionSpecs(options[0]),
             (std::vector<std::string>{"candidates/mm/0.spec.mlir",
                                       "candidates/mm/1.spec.mlir",
                                       "candidates/mm/3.spec.mlir"}));
@@ -263,20 +266,16 @@ TEST(IreeModelOptions, TheGridThatStreamsLeastTakesTheLastPlaceOfTheWinners) {
 
 TEST(IreeModelOptions, NoSlowerGridWhereAWinnerStreamsAsLittle) {
   std::string dir = buildWithResults("mm", {0.9, 1.05}, {5, 5}, 60);
-  auto options = readInModelOptions({dir + "/best/mm.json"}, 3);
-  ASSERT_TRUE(static_cast<bool>(options))
-      << llvm::toString(options.takeError());
-  ASSERT_EQ(options->size(), 1u);
-  EXPECT_EQ(optionSpecs((*options)[0]),
+  std::vector<DispatchOptions> options = inModelOptions(dir, "mm");
+  ASSERT_EQ(options.size(), 1u);
+  EXPECT_EQ(optionSpecs(options[0]),
             (std::vector<std::string>{"candidates/mm/0.spec.mlir"}));
 }
 
 TEST(IreeModelOptions, AGridNearIreesBytesIsNotTriedUnlessItWins) {
   std::string dir = buildWithResults("mm", {1.02}, {40}, 60);
-  auto options = readInModelOptions({dir + "/best/mm.json"}, 3);
-  ASSERT_TRUE(static_cast<bool>(options))
-      << llvm::toString(options.takeError());
-  EXPECT_TRUE(options->empty());
+  std::vector<DispatchOptions> options = inModelOptions(dir, "mm");
+  EXPECT_TRUE(options.empty());
 }
 
 TEST(IreeModelOptions, AMissingResultIsAnError) {
