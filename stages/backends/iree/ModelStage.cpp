@@ -392,6 +392,109 @@ bool streamsHalfAsMuch(const json::Object &config) {
   std::optional<int64_t> iree = config.getInteger("iree_bytes_into_l2");
   return bytes && iree && *bytes > 0 && 2 * *bytes <= *iree;
 }
+
+
+/// A candidate that ran alone, with its ratio there and its bytes into
+/// the L2.
+struct MeasuredOption {
+  double ratio;
+  int64_t bytes;
+  Winner winner;
+};
+
+/// The candidates of dispatch `id` that ran alone (status ok).
+Expected<std::vector<MeasuredOption>> readMeasuredOptions(StringRef buildDir,
+                                                          StringRef id) {
+  Expected<CandidateIndex> index = readRecord<CandidateIndex>(
+      (buildDir + "/candidates/" + id + "/index.json").str(),
+      retune::schema::kCandidates, candidateIndexFromJson);
+  if (!index)
+    return index.takeError();
+  std::vector<MeasuredOption> measured;
+  for (const CandidateEntry &c : index->candidates) {
+    Expected<BenchRecord> result = readBenchRecord(
+        formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str());
+    if (!result)
+      return result.takeError();
+    if (result->status != Status::Ok || result->ratio <= 0)
+      continue;
+    int64_t bytes = c.config.getInteger("bytes_into_l2")
+                        .value_or(std::numeric_limits<int64_t>::max());
+    // Only the grid of a data-tiled matmul that streams half IREE's bytes
+    // may be judged by its bytes (coldGrid); the others never are.
+    if (!streamsHalfAsMuch(c.config))
+      bytes = std::numeric_limits<int64_t>::max();
+    measured.push_back(
+        {result->ratio, bytes,
+         Winner{id.str(), ("candidates/" + id + "/" + c.file).str(),
+                result->ratio}});
+  }
+  return measured;
+}
+
+/// The grid that streams least of those that bring at most half IREE's
+/// bytes into the L2 and ran within kColdGridSlowestAlone alone, a winner
+/// or not.
+std::optional<MeasuredOption>
+coldGrid(ArrayRef<MeasuredOption> measured) {
+  std::optional<MeasuredOption> cold;
+  for (const MeasuredOption &option : measured)
+    if (option.bytes != std::numeric_limits<int64_t>::max() &&
+        option.ratio <= kColdGridSlowestAlone &&
+        (!cold || std::make_pair(option.bytes, option.ratio) <
+                      std::make_pair(cold->bytes, cold->ratio)))
+      cold = option;
+  return cold;
+}
+
+/// The `inModel` fastest winners alone (ratio < 1), fastest first.
+std::vector<MeasuredOption> fastestWinners(ArrayRef<MeasuredOption> measured,
+                                           unsigned inModel) {
+  std::vector<MeasuredOption> winners;
+  for (const MeasuredOption &option : measured)
+    if (option.ratio < 1)
+      winners.push_back(option);
+  llvm::stable_sort(winners, [](const auto &a, const auto &b) {
+    return a.ratio < b.ratio;
+  });
+  if (winners.size() > inModel)
+    winners.resize(inModel);
+  return winners;
+}
+
+/// One dispatch's options for the model: its fastest winners alone and the
+/// cold grid where none of the others brings as few bytes into the L2, in
+/// its place among them if it won, else in the last. Its ratio alone does
+/// not predict it, even where it won: left unread (0), so that no bound
+/// from the dispatch benchmark keeps it out of the model
+/// (keepPromisingOptions); a winner by a hair (the MLP's [16, 2] at 0.992x
+/// IREE's time, 2 threads) was so kept out.
+DispatchOptions inModelOptionsOf(StringRef id,
+                                 ArrayRef<MeasuredOption> measured,
+                                 unsigned inModel) {
+  std::vector<MeasuredOption> chosen = fastestWinners(measured, inModel);
+  std::optional<MeasuredOption> cold = coldGrid(measured);
+  auto isCold = [&](const MeasuredOption &o) {
+    return cold && o.winner.spec == cold->winner.spec;
+  };
+  int64_t fewestBytes = std::numeric_limits<int64_t>::max();
+  for (const MeasuredOption &option : chosen)
+    if (!isCold(option))
+      fewestBytes = std::min(fewestBytes, option.bytes);
+  if (cold && inModel > 0 && cold->bytes < fewestBytes) {
+    auto at = llvm::find_if(chosen, isCold);
+    if (at == chosen.end()) {
+      if (chosen.size() == inModel)
+        chosen.pop_back();
+      at = chosen.insert(chosen.end(), *cold);
+    }
+    at->winner.dispatchRatio = 0;
+  }
+  DispatchOptions options{id.str(), {}};
+  for (MeasuredOption &option : chosen)
+    options.options.push_back(std::move(option.winner));
+  return options;
+}
 } // namespace
 
 Expected<std::vector<DispatchOptions>>
@@ -403,60 +506,11 @@ readInModelOptions(ArrayRef<std::string> selections, unsigned inModel) {
     if (buildDir.empty())
       buildDir = ".";
     std::string id = sys::path::stem(selection).str();
-    Expected<CandidateIndex> index = readRecord<CandidateIndex>(
-        (buildDir + "/candidates/" + id + "/index.json").str(),
-        retune::schema::kCandidates, candidateIndexFromJson);
-    if (!index)
-      return index.takeError();
-    // Winners alone (ratio < 1) and, apart, the grid that streams least of
-    // those the dispatch benchmark cannot judge (streamsHalfAsMuch): each
-    // with its ratio alone and its bytes into the L2.
-    struct Option {
-      double ratio;
-      int64_t bytes;
-      Winner winner;
-    };
-    std::vector<Option> ranked;
-    std::optional<Option> cold;
-    for (const CandidateEntry &c : index->candidates) {
-      Expected<BenchRecord> result = readBenchRecord(
-          formatv("{0}/results/{1}/{2}.json", buildDir, id, c.index).str());
-      if (!result)
-        return result.takeError();
-      if (result->status != Status::Ok || result->ratio <= 0)
-        continue;
-      Option option{result->ratio,
-                    c.config.getInteger("bytes_into_l2")
-                        .value_or(std::numeric_limits<int64_t>::max()),
-                    Winner{id, ("candidates/" + id + "/" + c.file),
-                           result->ratio}};
-      if (option.ratio < 1)
-        ranked.push_back(std::move(option));
-      else if (option.ratio <= kColdGridSlowestAlone &&
-               streamsHalfAsMuch(c.config) &&
-               (!cold || std::make_pair(option.bytes, option.ratio) <
-                             std::make_pair(cold->bytes, cold->ratio)))
-        cold = std::move(option);
-    }
-    llvm::stable_sort(ranked, [](const Option &a, const Option &b) {
-      return a.ratio < b.ratio;
-    });
-    if (ranked.size() > inModel)
-      ranked.erase(ranked.begin() + inModel, ranked.end());
-    DispatchOptions options{id, {}};
-    int64_t fewestBytes = std::numeric_limits<int64_t>::max();
-    for (Option &option : ranked) {
-      fewestBytes = std::min(fewestBytes, option.bytes);
-      options.options.push_back(std::move(option.winner));
-    }
-    // Its ratio alone does not predict it: unread (0), so that no bound
-    // from it keeps it out of the model (keepPromisingOptions).
-    if (cold && inModel > 0 && cold->bytes < fewestBytes) {
-      if (options.options.size() == inModel)
-        options.options.pop_back();
-      cold->winner.dispatchRatio = 0;
-      options.options.push_back(std::move(cold->winner));
-    }
+    Expected<std::vector<MeasuredOption>> measured =
+        readMeasuredOptions(buildDir, id);
+    if (!measured)
+      return measured.takeError();
+    DispatchOptions options = inModelOptionsOf(id, *measured, inModel);
     if (!options.options.empty())
       all.push_back(std::move(options));
   }
