@@ -56,8 +56,9 @@ Trial modelTrial(const InterleavedOutcome &timed, double margin);
 /// `<build>/candidates/<id>/index.json`; dispatches with none are left out.
 /// A data-tiled matmul's grid that brings at most half the bytes of IREE's
 /// own into the L2 (`bytes_into_l2` against `iree_bytes_into_l2`) and ran
-/// within `kColdGridSlowestAlone` of the baseline alone takes the last
-/// place where no option brings as few, its ratio unread (0): the dispatch
+/// within `kColdGridSlowestAlone` of the baseline alone is tried where no
+/// other option brings as few, in its place among the winners if it won,
+/// else in the last, its ratio unread (0) either way: the dispatch
 /// benchmark repeats the dispatch with its weights warm in the cores' L2s,
 /// the model does not (docs/iree-backend.md, "Grids the dispatch benchmark
 /// cannot judge").
