@@ -231,6 +231,8 @@ json::Value toJson(const DispatchIndex &index) {
     if (d.gainShare >= 0) {
       entry["gain_share"] = d.gainShare;
       entry["peak_fraction"] = d.peakFraction;
+      if (d.peakFlopsPerSecond > 0)
+        entry["peak_flops_per_second"] = d.peakFlopsPerSecond;
     }
     dispatches.push_back(std::move(entry));
   }
@@ -263,6 +265,8 @@ Expected<DispatchIndex> dispatchIndexFromJson(const json::Value &v) {
       if (entryReader.object && entryReader.object->get("gain_share")) {
         entry.gainShare = entryReader.num("gain_share", true, 0, 1);
         entry.peakFraction = entryReader.num("peak_fraction", true, 0, 1);
+        entry.peakFlopsPerSecond =
+            entryReader.num("peak_flops_per_second", false, 0);
       }
       entry.irHash = entryReader.str("ir_hash", false);
       if (Error err = entryReader.take())

@@ -70,6 +70,9 @@ struct DispatchEntry {
   /// With the model's profile: its FLOP rate there over the CPU's peak
   /// (0: not bound by FLOPs, or not known).
   double peakFraction = 0;
+  /// That peak rate, FLOPs a second (0: not known): the report judges the
+  /// dispatch's time in the model step's profile against it.
+  double peakFlopsPerSecond = 0;
 
   /// The planner's order (and top_k's): time to gain where known, else
   /// the share of the model.

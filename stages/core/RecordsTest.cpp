@@ -79,6 +79,7 @@ TEST(RecordsTest, ADispatchKeepsItsTimeToGainWhenKnown) {
   profiled.share = 0.6;
   profiled.gainShare = 0.05;
   profiled.peakFraction = 0.9;
+  profiled.peakFlopsPerSecond = 466e9;
   DispatchEntry unprofiled;
   unprofiled.id = "b";
   unprofiled.share = 0.4;
@@ -87,6 +88,7 @@ TEST(RecordsTest, ADispatchKeepsItsTimeToGainWhenKnown) {
   ASSERT_TRUE(static_cast<bool>(back)) << toString(back.takeError());
   EXPECT_DOUBLE_EQ(back->dispatches[0].priority(), 0.05);
   EXPECT_DOUBLE_EQ(back->dispatches[0].peakFraction, 0.9);
+  EXPECT_DOUBLE_EQ(back->dispatches[0].peakFlopsPerSecond, 466e9);
   // Not known (an index of an older Retune, or FLOPs shares): the share.
   EXPECT_LT(back->dispatches[1].gainShare, 0);
   EXPECT_DOUBLE_EQ(back->dispatches[1].priority(), 0.4);

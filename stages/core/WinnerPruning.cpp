@@ -184,48 +184,49 @@ bool judgeProfiled(PendingDispatch &p, const Winner &option,
   }
   InModelTime drift = untouched.value_or(InModelTime{1, 1});
   const InModelTime &t = tuned->second;
-  double mean = t.meanUs / p.baseline.meanUs / drift.meanUs;
+  double median = t.medianUs / p.baseline.medianUs / drift.medianUs;
   double fastest = p.baseline.fastestUs > 0
                        ? t.fastestUs / p.baseline.fastestUs / drift.fastestUs
-                       : mean;
+                       : median;
   std::string against =
       untouched ? formatv("over the {0:f3}x and {1:f3}x the untouched "
                           "dispatches ran in that build",
-                          drift.meanUs, drift.fastestUs)
+                          drift.medianUs, drift.fastestUs)
                       .str()
                 : std::string("too few untouched dispatches to correct for "
                               "how that build ran");
-  p.last = formatv("{0:f3}x its time in the model without a spec, {1:f3}x at "
-                   "its fastest calls ({2:f1} -> {3:f1} us a run under IREE's "
-                   "profiler, {4}; built with {5} other option(s))",
-                   mean, fastest, p.baseline.meanUs, t.meanUs, against,
+  p.last = formatv("{0:f3}x its time in the model without a spec by its "
+                   "median call, {1:f3}x at its fastest calls ({2:f1} -> "
+                   "{3:f1} us a run under IREE's profiler, {4}; built with "
+                   "{5} other option(s))",
+                   median, fastest, p.baseline.medianUs, t.medianUs, against,
                    others)
                .str();
   double bar = 1 - kProfiledDispatchMargin;
-  bool meanSteady = steadyDrift(drift.meanUs),
+  bool medianSteady = steadyDrift(drift.medianUs),
        fastestSteady = steadyDrift(drift.fastestUs);
   bool chosen;
-  if (meanSteady != fastestSteady) {
-    chosen = (meanSteady ? mean : fastest) < bar;
+  if (medianSteady != fastestSteady) {
+    chosen = (medianSteady ? median : fastest) < bar;
     p.last += formatv("; judged by its {0} alone: the untouched dispatches' "
                       "{1} drifted beyond {2:f1}x, which says more of the "
                       "machine than of the option",
-                      meanSteady ? "mean" : "fastest calls",
-                      meanSteady ? "fastest calls" : "means", kSteadyDrift)
+                      medianSteady ? "median calls" : "fastest calls",
+                      medianSteady ? "fastest calls" : "median calls", kSteadyDrift)
                   .str();
   } else {
-    chosen = mean < bar && fastest < bar;
-    if (!chosen && std::min(mean, fastest) < 1)
+    chosen = median < bar && fastest < bar;
+    if (!chosen && std::min(median, fastest) < 1)
       p.last +=
           formatv("; an option must run it in less than {0:f2}x by both", bar)
               .str();
   }
-  entry["dispatch_in_model_ratio"] = mean;
+  entry["dispatch_in_model_ratio"] = median;
   entry["dispatch_in_model_fastest_ratio"] = fastest;
   entry["measured"] = p.last;
   choice.trials.push_back(std::move(entry));
   if (chosen)
-    choice.savedUs[id] = p.baseline.meanUs * (1 - mean);
+    choice.savedUs[id] = p.baseline.medianUs * (1 - median);
   return chosen;
 }
 
@@ -238,20 +239,20 @@ std::optional<InModelTime> profileDrift(const ProfiledBuild &build,
   size_t untouched = 0;
   for (const auto &[id, t] : build.inModel) {
     auto base = baseline.find(id);
-    if (base == baseline.end() || base->second.meanUs <= 0 ||
+    if (base == baseline.end() || base->second.medianUs <= 0 ||
         base->second.fastestUs <= 0 ||
         llvm::any_of(round, [&](const Winner &w) { return w.dispatch == id; }))
       continue;
-    inBuild.meanUs += t.meanUs;
+    inBuild.medianUs += t.medianUs;
     inBuild.fastestUs += t.fastestUs;
-    inBaseline.meanUs += base->second.meanUs;
+    inBaseline.medianUs += base->second.medianUs;
     inBaseline.fastestUs += base->second.fastestUs;
     ++untouched;
   }
   constexpr size_t kFewestUntouched = 3;
   if (untouched < kFewestUntouched)
     return std::nullopt;
-  return InModelTime{inBuild.meanUs / inBaseline.meanUs,
+  return InModelTime{inBuild.medianUs / inBaseline.medianUs,
                      inBuild.fastestUs / inBaseline.fastestUs};
 }
 
@@ -264,7 +265,7 @@ chooseInModelByProfile(ArrayRef<DispatchOptions> dispatches,
   std::vector<PendingDispatch> pending;
   for (const DispatchOptions &d : dispatches) {
     auto base = baseline.find(d.dispatch);
-    if (base != baseline.end() && base->second.meanUs > 0 &&
+    if (base != baseline.end() && base->second.medianUs > 0 &&
         !d.options.empty())
       pending.push_back({&d, base->second});
     else

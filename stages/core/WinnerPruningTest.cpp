@@ -209,11 +209,11 @@ struct ProfiledModel {
     if (!build.failure.empty())
       return build;
     for (const auto &[id, t] : baseline)
-      build.inModel[id] = {t.meanUs * drift.meanUs,
+      build.inModel[id] = {t.medianUs * drift.medianUs,
                            t.fastestUs * drift.fastestUs};
     for (const Winner &w : winners) {
       InModelTime &t = build.inModel[w.dispatch];
-      t.meanUs *= factor.at(w.spec);
+      t.medianUs *= factor.at(w.spec);
       t.fastestUs *= factor.at(w.spec);
     }
     return build;
@@ -268,7 +268,8 @@ TEST(WinnerPruning, ProfiledRoundsTryEveryDispatchsNextOptionInOneBuild) {
   EXPECT_EQ(c->getString("dispatch").value_or(""), "c");
   EXPECT_NE(c->getString("reason").value_or("").find(
                 "in the model it runs 0.990x its time in the model without a "
-                "spec, 0.990x at its fastest calls (20.0 -> 19.8 us a run"),
+                "spec by its median call, 0.990x at its fastest calls (20.0 -> "
+                "19.8 us a run"),
             std::string::npos);
   const json::Object *d = choice->dropped[1].getAsObject();
   EXPECT_NE(d->getString("reason").value_or("").find(
@@ -351,30 +352,30 @@ TEST(WinnerPruning, ProfiledRoundsNeedTheMeanAndTheFastestCallsToAgree) {
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
   EXPECT_TRUE(choice->chosen.empty());
   EXPECT_NE(choice->dropped[0].getAsObject()->getString("reason").value_or("").find(
-                "1.100x its time in the model without a spec, 0.667x at its "
-                "fastest calls"),
+                "1.100x its time in the model without a spec by its median "
+                "call, 0.667x at its fastest calls"),
             std::string::npos);
 }
 
 TEST(WinnerPruning, AMeasureAPhaseOfTheMachineDriftedIsLeftOut) {
   // The ViT at 2 threads: a phase of the machine slowed the baseline
-  // profile's means, not its fastest calls. The untouched dispatches' means
-  // ran 0.6x in the round, their fastest calls 1.0x: corrected by that
-  // drift, "a"'s mean reads 1.08x and its fastest calls 0.7x. The fastest
-  // calls decide alone.
+  // profile's typical calls, not its fastest ones. The untouched
+  // dispatches' median calls ran 0.6x in the round, their fastest calls
+  // 1.0x: corrected by that drift, "a"'s median reads 1.08x and its fastest
+  // calls 0.7x. The fastest calls decide alone.
   ProfiledModel model;
   ProfiledBuild build;
   for (const auto &[id, t] : model.baseline)
-    build.inModel[id] = {t.meanUs * 0.6, t.fastestUs};
+    build.inModel[id] = {t.medianUs * 0.6, t.fastestUs};
   build.inModel["a"] = {65, 63};
   Expected<InModelChoice> choice = chooseFromOneProfile(model, build);
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
   ASSERT_EQ(choice->chosen.size(), 1u);
   EXPECT_NE(choice->trials[0].getAsObject()->getString("measured").value_or(
                 "").find("judged by its fastest calls alone: the untouched "
-                         "dispatches' means drifted beyond 1.2x"),
+                         "dispatches' median calls drifted beyond 1.2x"),
             std::string::npos);
-  // No faster at its fastest calls: not chosen, whatever its mean.
+  // No faster at its fastest calls: not chosen, whatever its median.
   build.inModel["a"] = {40, 90};
   choice = chooseFromOneProfile(model, build);
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
@@ -396,7 +397,7 @@ TEST(WinnerPruning, TheDriftIsTheUntouchedTimeNotItsMedianRatio) {
   std::optional<InModelTime> drift = profileDrift(
       build, model.baseline, {Winner{"a", "a0", 0}});
   ASSERT_TRUE(drift.has_value());
-  EXPECT_NEAR(drift->meanUs, 1006.0 / 1012.0, 1e-12);
+  EXPECT_NEAR(drift->medianUs, 1006.0 / 1012.0, 1e-12);
   Expected<InModelChoice> choice = chooseFromOneProfile(model, build);
   ASSERT_TRUE(static_cast<bool>(choice)) << toString(choice.takeError());
   ASSERT_EQ(choice->chosen.size(), 1u);

@@ -79,6 +79,8 @@ struct DispatchReport {
   /// Its FLOP rate in the whole model over the CPU's peak, from the dump's
   /// profile (0: not bound by FLOPs, or not known).
   double peakFraction = 0;
+  /// The peak rate behind `peakFraction`, FLOPs a second (0: not known).
+  double peakFlopsPerSecond = 0;
   /// The share of the model's time it could give back, from the dump's
   /// profile (negative: not known). DispatchEntry::gainShare.
   double gainShare = -1;
@@ -172,6 +174,13 @@ struct RoomForSpec {
 
 /// None when no dispatch has a time to gain (no profile, a GPU target).
 std::optional<RoomForSpec> roomForSpec(const std::vector<DispatchReport> &dispatches);
+
+/// A dispatch's FLOP rate over the CPU's peak at `callUs` microseconds a
+/// call, for a line that prints that time: the dump's `peakFraction` came
+/// from another profile, which a busy machine slows (the MLP's matmul read
+/// 28% of the peak beside a time in the model step's profile that made it
+/// 46%). The dump's own fraction where its record has no peak rate.
+double peakFractionAt(const DispatchReport &r, double callUs);
 
 struct RunReport {
   /// The model file the run tuned.

@@ -200,6 +200,7 @@ Expected<DispatchReport> readDispatch(const DispatchEntry &d,
   r.name = d.name;
   r.share = d.share;
   r.peakFraction = d.peakFraction;
+  r.peakFlopsPerSecond = d.peakFlopsPerSecond;
   r.gainShare = d.gainShare;
   r.flops = d.flops;
   r.occurrences = d.occurrences;
@@ -455,9 +456,9 @@ void printWhereTheTimeGoes(const RunReport &run) {
                             "({:.2f}x its time in the model)",
                             1e6 * r.baseline, 1e6 * r.baseline / t.baselineUs);
       // Why a hot matmul keeps IREE's config: nothing is left to gain.
-      if (r.peakFraction > 0)
+      if (double fraction = peakFractionAt(r, t.baselineUs); fraction > 0)
         bench += fmt::format("; {:.0f}% of this CPU's peak FLOP rate",
-                             100 * r.peakFraction);
+                             100 * fraction);
     }
     std::string tuned =
         t.tunedUs ? fmt::format(", with the spec {:.1f} us", *t.tunedUs) : "";
@@ -733,6 +734,12 @@ roomForSpec(const std::vector<DispatchReport> &dispatches) {
       room->atPeakShare += d.share;
   }
   return room;
+}
+
+double peakFractionAt(const DispatchReport &r, double callUs) {
+  if (!(r.peakFlopsPerSecond > 0) || !(callUs > 0) || !(r.peakFraction > 0))
+    return r.peakFraction;
+  return std::min(1.0, r.flops / (callUs * 1e-6) / r.peakFlopsPerSecond);
 }
 
 std::string explainNoWinner(const RunReport &run) {

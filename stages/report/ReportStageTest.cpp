@@ -125,4 +125,23 @@ TEST(RoomForSpec, IsTheTimeAboveThePeakRate) {
   EXPECT_FALSE(roomForSpec({noWinner("mm", {})}).has_value());
 }
 
+TEST(PeakFraction, IsOfTheTimeTheLinePrints) {
+  // The MLP's mmt4d: 537 MFLOP a call, a peak of 466 GFLOP/s; the dump's
+  // profile, on a busy machine, put it at 28%.
+  DispatchReport matmul = noWinner("mm", {});
+  matmul.flops = 536870912;
+  matmul.peakFraction = 0.28;
+  matmul.peakFlopsPerSecond = 466e9;
+  EXPECT_NEAR(peakFractionAt(matmul, 2510.8), 0.459, 0.001);
+  EXPECT_DOUBLE_EQ(peakFractionAt(matmul, 100), 1) << "never above the peak";
+  // A record from before the rate: the dump's fraction as it was.
+  matmul.peakFlopsPerSecond = 0;
+  EXPECT_DOUBLE_EQ(peakFractionAt(matmul, 2510.8), 0.28);
+  // Not bound by FLOPs (a pack): nothing to claim.
+  DispatchReport pack = noWinner("pack", {});
+  pack.flops = 1e6;
+  pack.peakFlopsPerSecond = 466e9;
+  EXPECT_DOUBLE_EQ(peakFractionAt(pack, 10), 0);
+}
+
 } // namespace

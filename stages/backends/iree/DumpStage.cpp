@@ -398,6 +398,7 @@ Error run(const DumpOptions &options, ProcessRunner &processes) {
     if (!weights.gainShares.empty()) {
       entry.gainShare = weights.gainShares[i];
       entry.peakFraction = weights.peakFractions[i];
+      entry.peakFlopsPerSecond = weights.peakFlopsPerSecond[i];
     }
     index.totalFlops += entry.flops * entry.occurrences;
     std::string dir = options.outputDir + "/" + entry.id;

@@ -438,6 +438,8 @@ static void addTimeToGain(ArrayRef<HotCandidate> candidates,
   for (auto [i, fraction] : enumerate(fractions)) {
     fraction /= fastest;
     selection.peakFractions.push_back(fraction);
+    selection.peakFlopsPerSecond.push_back(
+        fraction > 0 ? candidates[i].peakFlopsPerSecond * fastest : 0);
     selection.gainShares.push_back(
         totalUs > 0 ? timesUs[i] * (1 - fraction) / totalUs : 0);
   }

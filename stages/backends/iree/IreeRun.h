@@ -285,6 +285,9 @@ struct HotSelection {
   /// the fastest rate a dispatch of the model reached (a clock above the
   /// model's), so no dispatch is above 1.
   std::vector<double> peakFractions;
+  /// With a profile, per candidate: that peak rate, FLOPs a second (0: no
+  /// peak), against which another measurement of its time is judged.
+  std::vector<double> peakFlopsPerSecond;
 };
 
 /// Weights dispatches by profile time when `profile` is given (a dispatch the

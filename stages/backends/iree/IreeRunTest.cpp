@@ -382,6 +382,7 @@ TEST(IreeHot, ByTimeToGainWithAProfile) {
   // of its 3 ms, the small matmul 1.2 ms.
   EXPECT_NEAR(s.shares[0], 20.0 / 25.0, 1e-12);
   EXPECT_NEAR(s.peakFractions[0], 0.8, 1e-12);
+  EXPECT_NEAR(s.peakFlopsPerSecond[0], peak, 1);
   EXPECT_NEAR(s.gainShares[0], 4.0 / 25.0, 1e-12);
   EXPECT_EQ(s.peakFractions[1], 0.0);
   EXPECT_NEAR(s.gainShares[1], 3.0 / 25.0, 1e-12);
@@ -395,6 +396,10 @@ TEST(IreeHot, ByTimeToGainWithAProfile) {
   s = selectHotDispatches(candidates, {0.0, 0}, &profile);
   EXPECT_NEAR(s.peakFractions[0], 1.0, 1e-12);
   EXPECT_NEAR(s.peakFractions[2], 0.5, 1e-12);
+  // That peak is recorded, to judge other measurements of their time.
+  EXPECT_NEAR(s.peakFlopsPerSecond[0], 100e9, 1);
+  EXPECT_NEAR(s.peakFlopsPerSecond[2], 100e9, 1);
+  EXPECT_EQ(s.peakFlopsPerSecond[1], 0.0);
   EXPECT_EQ(s.selected, (std::vector<size_t>{1, 2, 0}));
   // A rate beyond twice the peak is a miscount (of calls, of FLOPs): it
   // sets no peak, and its time stays to gain.

@@ -4,6 +4,7 @@
 #include "stages/backends/iree/IreeTools.h"
 #include "stages/support/FileUtil.h"
 
+#include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
 
@@ -15,9 +16,31 @@ StringRef profilingModeFor(StringRef device) {
   return isHostDevice(device) ? "host-execution" : "dispatch-events";
 }
 
+namespace {
+/// One function's calls, microseconds, in the order the profile lists them.
+DispatchTime fromCalls(StringRef function, std::vector<double> callsUs) {
+  DispatchTime t{function.str(), callsUs.size(), 0, 0, 0};
+  if (callsUs.empty())
+    return t;
+  double sum = 0;
+  for (double us : callsUs)
+    sum += us;
+  t.averageUs = sum / callsUs.size();
+  llvm::sort(callsUs);
+  t.minUs = callsUs.front();
+  size_t half = callsUs.size() / 2;
+  t.medianUs = callsUs.size() % 2 ? callsUs[half]
+                                  : (callsUs[half - 1] + callsUs[half]) / 2;
+  return t;
+}
+} // namespace
+
 Expected<std::vector<DispatchTime>> parseDispatchProfile(StringRef jsonl,
                                                          StringRef where) {
   std::vector<DispatchTime> times;
+  // Calls per function, in the order functions first appear.
+  std::vector<std::pair<std::string, std::vector<double>>> calls;
+  StringMap<size_t> callsOf;
   unsigned lineNumber = 0;
   for (StringRef rest = jsonl; !rest.empty();) {
     auto [line, next] = rest.split('\n');
@@ -32,10 +55,24 @@ Expected<std::vector<DispatchTime>> parseDispatchProfile(StringRef jsonl,
                        ": not JSON: " + toString(value.takeError()));
     const json::Object *row = value->getAsObject();
     std::optional<StringRef> type = row ? row->getString("type") : std::nullopt;
+    std::optional<StringRef> key = row ? row->getString("key") : std::nullopt;
+    // `dispatch_event` (device timestamps) or `host_dispatch_event`.
+    if (type && type->ends_with("dispatch_event")) {
+      std::optional<double> durationNs = row->getNumber("duration_ns");
+      if (!key || !durationNs || !(*durationNs >= 0))
+        return makeError(where + ":" + Twine(lineNumber) +
+                         ": a dispatch event without key or duration_ns");
+      if (!row->getBoolean("valid").value_or(true))
+        continue;
+      auto [at, added] = callsOf.try_emplace(*key, calls.size());
+      if (added)
+        calls.push_back({key->str(), {}});
+      calls[at->second].second.push_back(*durationNs / 1000.0);
+      continue;
+    }
     // `dispatch_group` (device timestamps) or `host_dispatch_group`.
     if (!type || !type->ends_with("dispatch_group"))
       continue;
-    std::optional<StringRef> key = row->getString("key");
     std::optional<int64_t> count = row->getInteger("count");
     std::optional<double> averageNs = row->getNumber("avg_ns");
     if (!key || !count || *count < 0 || !averageNs || !(*averageNs >= 0))
@@ -43,7 +80,17 @@ Expected<std::vector<DispatchTime>> parseDispatchProfile(StringRef jsonl,
                        ": a dispatch group without key, count or avg_ns");
     double minNs = row->getNumber("min_ns").value_or(*averageNs);
     times.push_back({key->str(), static_cast<uint64_t>(*count),
-                     *averageNs / 1000.0, minNs / 1000.0});
+                     *averageNs / 1000.0, minNs / 1000.0, *averageNs / 1000.0});
+  }
+  StringMap<size_t> groups;
+  for (auto [i, t] : enumerate(times))
+    groups[t.function] = i;
+  for (auto &[function, us] : calls) {
+    DispatchTime fromEvents = fromCalls(function, std::move(us));
+    if (auto group = groups.find(function); group != groups.end())
+      times[group->second].medianUs = fromEvents.medianUs;
+    else
+      times.push_back(std::move(fromEvents));
   }
   llvm::stable_sort(times, [](const DispatchTime &a, const DispatchTime &b) {
     return a.averageUs * a.calls > b.averageUs * b.calls;

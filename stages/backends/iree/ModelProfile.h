@@ -2,8 +2,9 @@
 //
 // IREE 3.13's runtime profiles a module run (`--device_profiling_mode`, a
 // `.ireeprof` bundle) and `iree-profile dispatch --format=jsonl` reduces it
-// to one group per dispatch function: how often it ran and how long. This
-// is each dispatch's time inside the model, next to its time alone in the
+// to one group per dispatch function: how often it ran and how long, or
+// (`--dispatch_events`) to every call, which gives the median too. This is
+// each dispatch's time inside the model, next to its time alone in the
 // dispatch benchmark.
 //
 //===----------------------------------------------------------------------===//
@@ -31,6 +32,9 @@ struct DispatchTime {
   /// The fastest call, microseconds (the mean where the profile has no
   /// minimum): steadier than the mean from one profile to the next.
   double minUs = 0;
+  /// The median call, microseconds, where the profile lists single calls
+  /// (`--dispatch_events`); else the mean (0: not known, the mean's).
+  double medianUs = 0;
 };
 
 /// Runs of a build under the profiler: enough calls to average, few
@@ -42,9 +46,10 @@ constexpr unsigned kProfiledRuns = 10;
 /// timestamps elsewhere.
 llvm::StringRef profilingModeFor(llvm::StringRef device);
 
-/// The dispatch groups of `iree-profile dispatch --format=jsonl` output
-/// (host or device timed), slowest total first. Errors name `where` and
-/// the line.
+/// The dispatch functions of `iree-profile dispatch --format=jsonl` output
+/// (host or device timed), slowest total first: its groups, or with
+/// `--dispatch_events` its calls gathered per function. Errors name
+/// `where` and the line.
 Expected<std::vector<DispatchTime>> parseDispatchProfile(llvm::StringRef jsonl,
                                                          llvm::StringRef where);
 

@@ -403,7 +403,8 @@ ModelRunner::profile(StringRef tag, unsigned runs, StringRef filesTag) const {
   }
   std::string reduced = runOptions.inWork(files + ".profile.jsonl");
   ChildOutcome child =
-      tools.runTool(tools.profile, {"dispatch", "--format=jsonl", bundle},
+      tools.runTool(tools.profile,
+                    {"dispatch", "--dispatch_events", "--format=jsonl", bundle},
                     runOptions.benchTimeout, 0, reduced);
   if (child.status != Status::Ok)
     return makeError("iree-profile dispatch " + bundle + ": " + child.message);

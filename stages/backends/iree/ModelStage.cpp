@@ -546,7 +546,8 @@ StringMap<InModelTime> inModelTimes(ArrayRef<DispatchEntry> dispatches,
   for (const DispatchTime &t : profile)
     if (auto id = ids.find(t.function); id != ids.end()) {
       InModelTime &sum = us[id->second];
-      sum.meanUs += t.calls * t.averageUs * perRun;
+      double typicalUs = t.medianUs > 0 ? t.medianUs : t.averageUs;
+      sum.medianUs += t.calls * typicalUs * perRun;
       sum.fastestUs += t.calls * t.minUs * perRun;
     }
   return us;
