@@ -393,9 +393,9 @@ bool streamsHalfAsMuch(const json::Object &config) {
   return bytes && iree && *bytes > 0 && 2 * *bytes <= *iree;
 }
 
-
-/// A candidate that ran alone, with its ratio there and its bytes into
-/// the L2.
+/// A candidate that ran alone, with its ratio there and, where it brings
+/// at most half IREE's bytes into the L2 (streamsHalfAsMuch), its bytes
+/// into the L2; the largest int64 elsewhere, never judged by its bytes.
 struct MeasuredOption {
   double ratio;
   int64_t bytes;
@@ -420,8 +420,6 @@ Expected<std::vector<MeasuredOption>> readMeasuredOptions(StringRef buildDir,
       continue;
     int64_t bytes = c.config.getInteger("bytes_into_l2")
                         .value_or(std::numeric_limits<int64_t>::max());
-    // Only the grid of a data-tiled matmul that streams half IREE's bytes
-    // may be judged by its bytes (coldGrid); the others never are.
     if (!streamsHalfAsMuch(c.config))
       bytes = std::numeric_limits<int64_t>::max();
     measured.push_back(
