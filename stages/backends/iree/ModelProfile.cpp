@@ -2,11 +2,14 @@
 #include "stages/backends/iree/ModelProfile.h"
 
 #include "stages/backends/iree/IreeTools.h"
+#include "stages/core/Statistics.h"
 #include "stages/support/FileUtil.h"
 
 #include "llvm/ADT/StringMap.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/Support/JSON.h"
+
+#include <numeric>
 
 using namespace llvm;
 
@@ -17,21 +20,11 @@ StringRef profilingModeFor(StringRef device) {
 }
 
 namespace {
-/// One function's calls, microseconds, in the order the profile lists them.
+/// One function's calls, microseconds (at least one).
 DispatchTime fromCalls(StringRef function, std::vector<double> callsUs) {
-  DispatchTime t{function.str(), callsUs.size(), 0, 0, 0};
-  if (callsUs.empty())
-    return t;
-  double sum = 0;
-  for (double us : callsUs)
-    sum += us;
-  t.averageUs = sum / callsUs.size();
-  llvm::sort(callsUs);
-  t.minUs = callsUs.front();
-  size_t half = callsUs.size() / 2;
-  t.medianUs = callsUs.size() % 2 ? callsUs[half]
-                                  : (callsUs[half - 1] + callsUs[half]) / 2;
-  return t;
+  double sum = std::accumulate(callsUs.begin(), callsUs.end(), 0.0);
+  return {function.str(), callsUs.size(), sum / callsUs.size(),
+          *llvm::min_element(callsUs), stats::median(callsUs)};
 }
 } // namespace
 

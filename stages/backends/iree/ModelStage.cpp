@@ -393,9 +393,12 @@ bool streamsHalfAsMuch(const json::Object &config) {
   return bytes && iree && *bytes > 0 && 2 * *bytes <= *iree;
 }
 
+/// The bytes of an option never judged by its bytes into the L2.
+constexpr int64_t kNotJudgedByBytes = std::numeric_limits<int64_t>::max();
+
 /// A candidate that ran alone, with its ratio there and, where it brings
 /// at most half IREE's bytes into the L2 (streamsHalfAsMuch), its bytes
-/// into the L2; the largest int64 elsewhere, never judged by its bytes.
+/// into the L2; kNotJudgedByBytes elsewhere.
 struct MeasuredOption {
   double ratio;
   int64_t bytes;
@@ -418,10 +421,9 @@ Expected<std::vector<MeasuredOption>> readMeasuredOptions(StringRef buildDir,
       return result.takeError();
     if (result->status != Status::Ok || result->ratio <= 0)
       continue;
-    int64_t bytes = c.config.getInteger("bytes_into_l2")
-                        .value_or(std::numeric_limits<int64_t>::max());
-    if (!streamsHalfAsMuch(c.config))
-      bytes = std::numeric_limits<int64_t>::max();
+    int64_t bytes = streamsHalfAsMuch(c.config)
+                        ? *c.config.getInteger("bytes_into_l2")
+                        : kNotJudgedByBytes;
     measured.push_back(
         {result->ratio, bytes,
          Winner{id.str(), ("candidates/" + id + "/" + c.file).str(),
@@ -437,7 +439,7 @@ std::optional<MeasuredOption>
 coldGrid(ArrayRef<MeasuredOption> measured) {
   std::optional<MeasuredOption> cold;
   for (const MeasuredOption &option : measured)
-    if (option.bytes != std::numeric_limits<int64_t>::max() &&
+    if (option.bytes != kNotJudgedByBytes &&
         option.ratio <= kColdGridSlowestAlone &&
         (!cold || std::make_pair(option.bytes, option.ratio) <
                       std::make_pair(cold->bytes, cold->ratio)))
@@ -475,7 +477,7 @@ DispatchOptions inModelOptionsOf(StringRef id,
   auto isCold = [&](const MeasuredOption &o) {
     return cold && o.winner.spec == cold->winner.spec;
   };
-  int64_t fewestBytes = std::numeric_limits<int64_t>::max();
+  int64_t fewestBytes = kNotJudgedByBytes;
   for (const MeasuredOption &option : chosen)
     if (!isCold(option))
       fewestBytes = std::min(fewestBytes, option.bytes);
